@@ -1,0 +1,90 @@
+"""Errors of the book build.
+
+Every book error is a :class:`BuildError` and prints as ONE line::
+
+    path:line: [cell label] message
+
+``path`` is relative to the project root (the file the problem physically
+lives in, e.g. an included cell file), ``line`` is 1-based.  The label part is
+left out when there is no cell involved.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class BuildError(Exception):
+    """A book error: one precise, one-line message, never a traceback."""
+
+    kind = "error"
+
+    def __init__(self, path: str | Path | None, line: int | None, message: str,
+                 label: str | None = None):
+        self.path = "" if path is None else Path(path).as_posix()
+        self.line = line
+        self.message = " ".join(str(message).split())  # always one line
+        self.label = label
+        super().__init__(self.format())
+
+    def format(self) -> str:
+        where = self.path or "<book>"
+        if self.line:
+            where += f":{self.line}"
+        label = f" [{self.label}]" if self.label else ""
+        return f"{where}:{label} {self.message}"
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.format()
+
+
+class ConfigError(BuildError):
+    """_quarto*.yml is missing, malformed, or names a missing chapter."""
+    kind = "config"
+
+
+class IncludeError(BuildError):
+    """``{{< include >}}`` names a file that does not exist (or includes itself)."""
+    kind = "include"
+
+
+class CellError(BuildError):
+    """A python chunk raised (or does not compile)."""
+    kind = "cell"
+
+
+class GuardFailure(CellError):
+    """A ``check()`` guard in a cell failed."""
+    kind = "guard"
+
+
+class InlineError(BuildError):
+    """An inline ```{python} expr``` did not evaluate."""
+    kind = "inline"
+
+
+class XrefError(BuildError):
+    """A cross-reference does not resolve, or a label is defined twice."""
+    kind = "xref"
+
+
+class CitationError(BuildError):
+    """A citation key is missing from the bibliography."""
+    kind = "citation"
+
+
+class LintError(BuildError):
+    """The source breaks a book rule (typed number, non-attribute inline, ...)."""
+    kind = "lint"
+
+
+class UnusedStrError(LintError):
+    """A cell class defines a ``*_str`` that no chapter quotes."""
+    kind = "unused-str"
+
+
+class BuildFailed(Exception):
+    """Several verification failures, each a BuildError (one line each)."""
+
+    def __init__(self, errors: list[BuildError]):
+        self.errors = list(errors)
+        super().__init__("\n".join(e.format() for e in self.errors))

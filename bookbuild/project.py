@@ -1,0 +1,191 @@
+"""Read a Quarto book project: ``_quarto.yml`` merged with ``_quarto-<profile>.yml``.
+
+Quarto merges a profile file into the base file like this (observed in Quarto
+1.7, see shared/design/QUARTO.md): mappings merge recursively, lists APPEND
+(base items first), scalars from the profile win.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ConfigError
+
+#: cross-reference words Quarto would write, by language (zh words as this book uses them)
+DEFAULT_CROSSREF = {
+    "en": {"sec": "Section", "tbl": "Table", "eq": "Equation", "fig": "Figure",
+           "chapter": "Chapter", "appendix": "Appendix"},
+    "zh": {"sec": "节", "tbl": "表", "eq": "公式", "fig": "图",
+           "chapter": "章", "appendix": "附录"},
+}
+
+
+@dataclass(frozen=True)
+class ChapterRef:
+    """One entry of the book's chapter list."""
+    path: Path                 # relative to the project root, e.g. appendix/inference-cost.qmd
+    appendix: bool = False     # listed under book.appendices
+    part: str | None = None    # title (or file) of the part it sits in, if any
+
+    def __fspath__(self) -> str:  # lets a ChapterRef be used where a path is expected
+        return str(self.path)
+
+
+@dataclass
+class Book:
+    root: Path
+    profile: str
+    lang: str
+    title: str
+    output_dir: Path           # relative to root, e.g. _book/en
+    chapters: list[ChapterRef]
+    bibliography: list[Path]   # relative to root
+    crossref: dict[str, str]   # kind -> prefix word: sec/tbl/eq/fig/chapter/appendix
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def execute_options(self) -> dict[str, Any]:
+        ex = self.metadata.get("execute") or {}
+        return dict(ex) if isinstance(ex, dict) else {}
+
+
+def merge(base: Any, over: Any) -> Any:
+    """Quarto's profile merge: dicts recursively, lists appended, scalars replaced."""
+    if isinstance(base, dict) and isinstance(over, dict):
+        out = copy.deepcopy(base)
+        for k, v in over.items():
+            out[k] = merge(out[k], v) if k in out else copy.deepcopy(v)
+        return out
+    if isinstance(base, list) and isinstance(over, list):
+        return copy.deepcopy(base) + copy.deepcopy(over)
+    return copy.deepcopy(over)
+
+
+def _read_yaml(path: Path) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(path.name, None, f"missing project file {path.name}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        line = getattr(getattr(e, "problem_mark", None), "line", None)
+        raise ConfigError(path.name, None if line is None else line + 1,
+                          f"invalid YAML: {getattr(e, 'problem', e)}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(path.name, 1, "top level must be a mapping")
+    return data
+
+
+def profiles(root: Path) -> list[str]:
+    """Profiles that have a ``_quarto-<name>.yml`` file, sorted."""
+    root = Path(root)
+    names = []
+    for p in sorted(root.glob("_quarto-*.yml")):
+        names.append(p.name[len("_quarto-"):-len(".yml")])
+    return names
+
+
+def default_profile(root: Path) -> str | None:
+    base = _read_yaml(Path(root) / "_quarto.yml")
+    prof = base.get("profile") or {}
+    d = prof.get("default") if isinstance(prof, dict) else None
+    if isinstance(d, list):
+        d = d[0] if d else None
+    return None if d is None else str(d)
+
+
+def merged_metadata(root: Path, profile: str | None) -> dict:
+    root = Path(root)
+    base = _read_yaml(root / "_quarto.yml")
+    if profile in (None, "", "default"):
+        profile = default_profile(root)
+    if profile:
+        pfile = root / f"_quarto-{profile}.yml"
+        if not pfile.exists():
+            raise ConfigError(pfile.name, None,
+                              f"profile '{profile}' has no file {pfile.name} "
+                              f"(available: {', '.join(profiles(root)) or 'none'})")
+        return merge(base, _read_yaml(pfile))
+    return base
+
+
+def _chapter_entries(entries: Any, appendix: bool, source: str, part: str | None = None
+                     ) -> list[ChapterRef]:
+    out: list[ChapterRef] = []
+    if entries is None:
+        return out
+    if not isinstance(entries, list):
+        raise ConfigError(source, None, "book chapters/appendices must be a list")
+    for e in entries:
+        if isinstance(e, str):
+            out.append(ChapterRef(Path(e), appendix, part))
+        elif isinstance(e, dict) and "part" in e:
+            ptitle = str(e["part"])
+            if ptitle.endswith((".qmd", ".md", ".ipynb")):
+                # a part page is a file of its own, rendered (unnumbered) before its chapters
+                out.append(ChapterRef(Path(ptitle), appendix, ptitle))
+            out.extend(_chapter_entries(e.get("chapters"), appendix, source, ptitle))
+        elif isinstance(e, dict) and "href" in e:
+            out.append(ChapterRef(Path(str(e["href"])), appendix, part))
+        else:
+            raise ConfigError(source, None, f"cannot read book chapter entry {e!r}")
+    return out
+
+
+def load_book(root: Path, profile: str | None = None) -> Book:
+    """Load the book of ``profile`` (``None``/"default" = ``profile: default:``)."""
+    root = Path(root).resolve()
+    if profile in (None, "", "default"):
+        profile = default_profile(root) or "default"
+    meta = merged_metadata(root, None if profile == "default" else profile)
+    src = f"_quarto-{profile}.yml" if profile != "default" else "_quarto.yml"
+    book = meta.get("book") or {}
+    if not isinstance(book, dict):
+        raise ConfigError(src, None, "'book' must be a mapping")
+    chapters = (_chapter_entries(book.get("chapters"), False, src)
+                + _chapter_entries(book.get("appendices"), True, src))
+    if not chapters:
+        raise ConfigError(src, None, f"profile '{profile}' lists no chapters")
+    seen = set()
+    for ch in chapters:
+        if not (root / ch.path).is_file():
+            raise ConfigError(src, None, f"chapter {ch.path.as_posix()} does not exist")
+        if ch.path in seen:
+            raise ConfigError(src, None,
+                              f"chapter {ch.path.as_posix()} is listed twice (profile lists "
+                              "append to _quarto.yml's: keep chapter lists in the profile files only)")
+        seen.add(ch.path)
+    lang = str(meta.get("lang") or "en")
+    bib = meta.get("bibliography") or []
+    if isinstance(bib, str):
+        bib = [bib]
+    # lists append across profiles: the same file named twice is one bibliography
+    bibs: list[Path] = []
+    for b in bib:
+        if Path(b) not in bibs:
+            bibs.append(Path(b))
+    for b in bibs:
+        if not (root / b).is_file():
+            raise ConfigError(src, None, f"bibliography {b.as_posix()} does not exist")
+    prefixes = dict(DEFAULT_CROSSREF.get(lang.split("-")[0], DEFAULT_CROSSREF["en"]))
+    cr = meta.get("crossref") or {}
+    if isinstance(cr, dict):
+        for k, v in cr.items():
+            if k.endswith("-prefix"):
+                prefixes[k[: -len("-prefix")]] = str(v)
+            elif k == "appendix-title":
+                prefixes["appendix"] = str(v)
+            elif k == "chapter-title":
+                prefixes["chapter"] = str(v)
+    project = meta.get("project") or {}
+    out_dir = Path(str(project.get("output-dir") or "_book"))
+    return Book(root=root, profile=profile, lang=lang, title=str(book.get("title") or ""),
+                output_dir=out_dir, chapters=chapters, bibliography=bibs,
+                crossref=prefixes, metadata=meta)

@@ -1,0 +1,156 @@
+"""``python -m mlsysim``: list the registry, show an entry, or print the appendix's reference values.
+
+Bad input (unknown name, a precision the accelerator lacks, a negative context) prints one line on
+stderr naming what is available and exits with status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+
+from .errors import MlsysimError
+from .fmt import fmt, fmt_int
+from .reference import DEFAULT_CONTEXT, reference_values
+from .registry import Accelerator, Hardware, Model, Models, Node, Systems
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, status 2, like every other bad input
+        self.exit(2, f"mlsysim: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m mlsysim", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    sub.add_parser("list", help="accelerators, models, nodes and links with their sources")
+    s = sub.add_parser("show", help="every field of one entry, with sources")
+    s.add_argument("name")
+    r = sub.add_parser("reference", help="the appendix's reference values for an accelerator and a model")
+    r.add_argument("--accelerator", "-a", default="H100")
+    r.add_argument("--model", "-m", default="Llama3_70B")
+    r.add_argument("--node", "-n", default=None, help="default: the registry node built from the accelerator")
+    r.add_argument("--weight-precision", "-p", default="fp8")
+    r.add_argument("--kv-bytes", type=float, default=2.0, help="bytes per stored key/value element")
+    r.add_argument("--context", type=int, default=DEFAULT_CONTEXT, help="tokens of context per trajectory")
+    r.add_argument("--json", action="store_true", help="one JSON object in SI base units")
+    return p
+
+
+def _cmd_list(out) -> None:
+    out.write("Accelerators\n")
+    for a in Hardware.Cloud:
+        precs = ", ".join(a.precisions)
+        out.write(f"  {a.name:<12} {a.display_name}  [{precs}]  source: {a.sources['memory.bandwidth'].source.key}\n")
+    out.write("Models\n")
+    for m in Models.Language:
+        out.write(f"  {m.name:<12} {m.display_name}  {m.parameters.to('count').magnitude / 1e9:.2f}B params  "
+                  f"source: {m.source.key}\n")
+    out.write("Nodes\n")
+    for n in Systems.Nodes:
+        out.write(f"  {n.name:<16} {n.display_name}  {n.accelerators_per_node}x {n.accelerator.name}  "
+                  f"source: {n.sources['accelerators_per_node'].source.key}\n")
+    out.write("Links\n")
+    for link in Systems.Links:
+        out.write(f"  {link.name:<16} {link.display_name}  {link.bandwidth:~}  source: "
+                  f"{link.sources['bandwidth'].source.key}\n")
+
+
+def _lookup(name: str):
+    for ns in (Hardware.Cloud, Models.Language, Systems.Nodes, Systems.Links):
+        try:
+            return ns.get(name)
+        except MlsysimError:
+            continue
+    every = Hardware.Cloud.names() + Models.Language.names() + Systems.Nodes.names() + Systems.Links.names()
+    raise _BadInput(f"unknown name {name!r}; available: {', '.join(every)}")
+
+
+class _BadInput(Exception):
+    pass
+
+
+def _cmd_show(name: str, out) -> None:
+    e = _lookup(name)
+    out.write(f"{e.name}: {e.display_name}\n")
+    if isinstance(e, Accelerator):
+        out.write(f"  vendor: {e.vendor}; variant: {e.variant}\n")
+        out.write(f"  memory.capacity: {e.memory.capacity:~}   memory.bandwidth: {e.memory.bandwidth:~}\n")
+        for p, q in e.compute.precision_flops.items():
+            sp = e.compute.sparse_flops.get(p)
+            out.write(f"  compute.{p}: {q:~} dense" + (f" ({sp:~} with sparsity)" if sp is not None else "") + "\n")
+        out.write(f"  host link: {e.host_link.display_name if e.host_link else 'n/a'}\n")
+        for fld, prov in e.sources.items():
+            out.write(f"  source {fld}: {prov.source.title} <{prov.source.url}>" + (f" — {prov.note}" if prov.note else "") + "\n")
+        for c in e.conflicts:
+            out.write(f"  conflict {c.field}: {c.value:~} per {c.source.title} — {c.note}\n")
+    elif isinstance(e, Model):
+        for f in ("parameters", "active_parameters", "layers", "hidden_dim", "ffn_dim", "heads", "kv_heads",
+                  "head_dim", "vocab_size", "context_length", "experts", "experts_per_token"):
+            v = getattr(e, f)
+            if v is not None:
+                out.write(f"  {f}: {v:,.0f}\n" if hasattr(v, 'units') is False else f"  {f}: {v.to('count').magnitude:,.0f}\n")
+        out.write(f"  parameters from geometry: {e.parameters_from_geometry:,}\n")
+        out.write(f"  source: {e.source.title} <{e.source.url}>\n")
+    elif isinstance(e, Node):
+        out.write(f"  {e.accelerators_per_node}x {e.accelerator.display_name}; host memory {e.host_memory:~}; "
+                  f"host link {e.host_link.display_name}\n")
+        for fld, prov in e.sources.items():
+            out.write(f"  source {fld}: {prov.source.title}" + (f" — {prov.note}" if prov.note else "") + "\n")
+    else:
+        out.write(f"  bandwidth (one direction): {e.bandwidth:~}\n")
+        for fld, prov in e.sources.items():
+            out.write(f"  source {fld}: {prov.source.title} — {prov.note}\n")
+
+
+def _cmd_reference(a, out) -> None:
+    if a.context <= 0:
+        raise _BadInput(f"--context must be a positive number of tokens, got {a.context}")
+    try:
+        accel = Hardware.Cloud.get(a.accelerator)
+        model = Models.Language.get(a.model)
+        node = Systems.Nodes.get(a.node) if a.node else None
+    except MlsysimError as exc:
+        raise _BadInput(str(exc)) from None
+    v = reference_values(accel, model, node, weight_precision=a.weight_precision, kv_bytes=a.kv_bytes,
+                         context=a.context)
+    if a.json:
+        json.dump(dataclasses.asdict(v), out, indent=2, sort_keys=True)
+        out.write("\n")
+        return
+    rows = [
+        ("Accelerator / model / node", f"{accel.display_name} / {model.display_name} / {v.node or 'n/a'}"),
+        ("Weight precision", v.weight_precision),
+        ("Ridge point", f"{fmt_int(v.ridge_flop_per_byte)} FLOP/byte"),
+        ("Decode floor per output token", f"{fmt(v.decode_floor_s * 1e3, 2)} ms"),
+        ("Prefill time per prompt token", f"{fmt(v.prefill_per_token_s * 1e6, 2)} µs"),
+        ("Decode/prefill ratio", fmt_int(v.decode_to_prefill_ratio)),
+        ("Attention crossover length", f"{fmt_int(v.attention_crossover_tokens)} tokens"),
+        ("KV bytes per token (GQA / MHA / MQA)",
+         f"{fmt_int(v.kv_bytes_per_token)} / {fmt_int(v.kv_bytes_per_token_mha)} / {fmt_int(v.kv_bytes_per_token_mqa)}"),
+        (f"KV bytes at {v.context:,} tokens", f"{fmt(v.kv_bytes_at_context / 1e9, 2)} GB"),
+        ("Attention-state pool per node",
+         "n/a" if v.node_kv_pool_bytes is None else f"{fmt(v.node_kv_pool_bytes / 1e9, 1) if v.node_kv_pool_bytes else '0'} GB"),
+        ("Resident trajectories per node", "n/a" if v.resident_trajectories is None else f"{v.resident_trajectories:,}"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for k, val in rows:
+        out.write(f"{k:<{width}}  {val}\n")
+    if v.note:
+        out.write(f"note: {v.note}\n")
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.cmd == "list":
+            _cmd_list(sys.stdout)
+        elif args.cmd == "show":
+            _cmd_show(args.name, sys.stdout)
+        else:
+            _cmd_reference(args, sys.stdout)
+    except (_BadInput, MlsysimError, ValueError) as exc:
+        sys.stderr.write(f"mlsysim: error: {exc}\n")
+        return 2
+    return 0

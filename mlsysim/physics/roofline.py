@@ -1,0 +1,84 @@
+"""Roofline, prefill and decode floors, long-context prefill and batching (Appendix A, §A.1).
+
+Symbols: N parameters, b bytes per parameter, π peak rate (flop/s), β memory bandwidth (byte/s),
+L layers, d model width, S prompt length, B batch.
+"""
+from __future__ import annotations
+
+from ..units import Q_
+from ._check import need, number
+
+
+def ridge_point(peak, bandwidth):
+    """I* = π / β, in flop/byte."""
+    return (need(peak, "flop/second", "peak") / need(bandwidth, "byte/second", "bandwidth")).to("flop/byte")
+
+
+def attainable_performance(intensity, peak, bandwidth):
+    """P = min(π, I·β)."""
+    p = need(peak, "flop/second", "peak")
+    roof = (need(intensity, "flop/byte", "intensity") * need(bandwidth, "byte/second", "bandwidth")).to("flop/second")
+    return min(p.to("flop/second"), roof)
+
+
+def weight_bytes(params, bytes_per_param):
+    """N · b."""
+    return (number(params, "params") * need(bytes_per_param, "byte", "bytes_per_param")).to("byte")
+
+
+def decode_intensity(bytes_per_param):
+    """2/b flop per byte of weights, batch of one."""
+    return (Q_(2, "flop") / need(bytes_per_param, "byte", "bytes_per_param")).to("flop/byte")
+
+
+def prefill_time_per_token(params, peak):
+    """t_prefill ≈ 2N / π (eq-appdx-prefill-time)."""
+    return (2 * number(params, "params") * Q_(1, "flop") / need(peak, "flop/second", "peak")).to("second")
+
+
+def decode_time_per_token(params, bytes_per_param, bandwidth):
+    """t_decode ≥ N b / β (eq-appdx-shuttle-floor)."""
+    return (weight_bytes(params, bytes_per_param) / need(bandwidth, "byte/second", "bandwidth")).to("second")
+
+
+def decode_to_prefill_ratio(peak, bandwidth, bytes_per_param):
+    """t_decode / t_prefill = π b / 2β = (b/2) I* (eq-appdx-decode-prefill-ratio); independent of N."""
+    b = need(bytes_per_param, "byte", "bytes_per_param")
+    return (ridge_point(peak, bandwidth) * b / (2 * Q_(1, "flop"))).to("").magnitude
+
+
+def compute_bound_batch(peak, bandwidth, bytes_per_param):
+    """B* = π b / 2β: tokens per pass at which a pass turns compute-bound (same value as the ratio)."""
+    return decode_to_prefill_ratio(peak, bandwidth, bytes_per_param)
+
+
+def prefill_flops(params, layers, width, seq_len):
+    """2NS + 2LdS² operations for a causal prefill of S tokens."""
+    n, s = number(params, "params"), number(seq_len, "seq_len")
+    return Q_(2 * n * s + 2 * layers * width * s * s, "flop")
+
+
+def prefill_time(params, layers, width, seq_len, peak):
+    """T_prefill(S) ≈ (2NS + 2LdS²) / π (eq-appdx-prefill-long)."""
+    return (prefill_flops(params, layers, width, seq_len) / need(peak, "flop/second", "peak")).to("second")
+
+
+def attention_crossover_length(params, layers, width):
+    """S* = N / (L d): the prompt length at which attention arithmetic equals weight arithmetic."""
+    return number(params, "params") / (layers * width)
+
+
+def attention_share(seq_len, params, layers, width):
+    """Attention over weight arithmetic of a prefill of S tokens: 2LdS² / 2NS = S L d / N."""
+    return number(seq_len, "seq_len") * layers * width / number(params, "params")
+
+
+def batched_step_time(params, bytes_per_param, bandwidth, peak, batch):
+    """t_step(B) ≈ max(N b / β, 2 N B / π) (eq-appdx-batched-step), attention state ignored."""
+    mem = decode_time_per_token(params, bytes_per_param, bandwidth)
+    comp = number(batch, "batch") * prefill_time_per_token(params, peak)
+    return max(mem, comp)
+
+
+__all__ = [n for n, f in list(globals().items())
+           if callable(f) and getattr(f, "__module__", "") == __name__ and not n.startswith("_")]

@@ -1,0 +1,92 @@
+"""The appendix's reference values for any accelerator, model and node (the CLI and explorers use this).
+
+Same physics as the appendix's ``ServingRef`` cell: decode and prefill at the weight precision's dense
+peak, keys and values at ``kv_bytes``, and the node pool with 16-bit weights and a runtime reserve
+(eq-appdx-mdynamic), as the appendix's reference table states.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import UnknownEntryError
+from .physics import (attention_crossover_length, compute_bound_batch, decode_time_per_token, kv_bytes_at,
+                      kv_bytes_per_token, prefill_time_per_token, resident_trajectories, ridge_point)
+from .registry import Accelerator, Model, Node, Systems
+from .units import BYTES_FP16, PRECISION_BYTES, Q_
+
+DEFAULT_CONTEXT = 32_768
+DEFAULT_RESERVE = Q_(20, "GB")
+
+
+def node_for(accel: Accelerator) -> Node | None:
+    """The first registry node built from ``accel`` (DGX H100 for H100), or None."""
+    return next((n for n in Systems.Nodes if n.accelerator.name == accel.name), None)
+
+
+@dataclass(frozen=True)
+class ReferenceValues:
+    accelerator: str
+    model: str
+    node: str | None
+    weight_precision: str
+    kv_bytes: float
+    context: int
+    ridge_flop_per_byte: float
+    decode_floor_s: float
+    prefill_per_token_s: float
+    decode_to_prefill_ratio: float
+    attention_crossover_tokens: float
+    kv_bytes_per_token: float
+    kv_bytes_per_token_mha: float
+    kv_bytes_per_token_mqa: float
+    kv_bytes_at_context: float
+    node_kv_pool_bytes: float | None
+    resident_trajectories: int | None
+    note: str = ""
+
+
+def reference_values(accel: Accelerator, model: Model, node: Node | None = None, *, weight_precision: str = "fp8",
+                     kv_bytes: float = 2, context: int = DEFAULT_CONTEXT, reserve=DEFAULT_RESERVE,
+                     use_default_node: bool = True) -> ReferenceValues:
+    """Every quantity of the appendix's reference table, in SI base units (seconds, bytes)."""
+    if context <= 0:
+        raise ValueError(f"context must be a positive number of tokens, got {context}")
+    if kv_bytes <= 0:
+        raise ValueError(f"kv bytes per element must be positive, got {kv_bytes}")
+    if weight_precision not in PRECISION_BYTES:
+        raise UnknownEntryError(f"unknown precision {weight_precision!r}; available: {', '.join(PRECISION_BYTES)}")
+    if node is not None and node.accelerator.name != accel.name:
+        raise ValueError(f"node {node.name} carries {node.accelerator.name}, not {accel.name}")
+    peak = accel.compute.peak(weight_precision)  # raises UnknownPrecisionError
+    b = PRECISION_BYTES[weight_precision]
+    bw = accel.memory.bandwidth
+    params = model.parameters.to("count").magnitude
+    kvb = Q_(kv_bytes, "byte")
+    m_token = kv_bytes_per_token(model, kvb)
+    node = node if node is not None else (node_for(accel) if use_default_node else None)
+    pool = resident = None
+    note = ""
+    if node is None:
+        note = f"no registry node carries {accel.name}; per-node values omitted"
+    else:
+        hbm = node.accelerators_per_node * node.accelerator.memory.capacity
+        left = hbm - model.size_in_bytes(BYTES_FP16) - reserve
+        if left.magnitude <= 0:
+            note = f"16-bit weights and reserve do not fit in {node.name}'s memory"
+            pool, resident = 0.0, 0
+        else:
+            pool = left.to("byte").magnitude
+            resident = resident_trajectories(left, context, m_token)
+    return ReferenceValues(
+        accelerator=accel.name, model=model.name, node=node.name if node else None,
+        weight_precision=weight_precision, kv_bytes=float(kv_bytes), context=int(context),
+        ridge_flop_per_byte=ridge_point(peak, bw).magnitude,
+        decode_floor_s=decode_time_per_token(params, b, bw).to("second").magnitude,
+        prefill_per_token_s=prefill_time_per_token(params, peak).to("second").magnitude,
+        decode_to_prefill_ratio=compute_bound_batch(peak, bw, b),
+        attention_crossover_tokens=attention_crossover_length(params, model.layers, model.hidden_dim),
+        kv_bytes_per_token=m_token.to("byte").magnitude,
+        kv_bytes_per_token_mha=kv_bytes_per_token(model, kvb, kv_heads=model.heads).to("byte").magnitude,
+        kv_bytes_per_token_mqa=kv_bytes_per_token(model, kvb, kv_heads=1).to("byte").magnitude,
+        kv_bytes_at_context=kv_bytes_at(context, m_token).to("byte").magnitude,
+        node_kv_pool_bytes=pool, resident_trajectories=resident, note=note)
