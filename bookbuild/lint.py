@@ -286,9 +286,9 @@ def typed_numbers(text: str, relpath: str, allow: list[Allow]) -> list[LintError
             shown = ", ".join(f"'{t}'" for t in toks)
             errors.append(LintError(
                 relpath, i,
-                f"typed number {shown} in prose: compute it in a cell and quote it inline "
-                f"(`{{python}} Cls.x_str`), or, if it is a name rather than a quantity, "
-                f"add a reviewed pattern with a reason to bookbuild/lint_allowlist.toml"))
+                f"typed number {shown} in prose: compute it in a cell and quote "
+                f"`{{python}} Cls.x_str` (a name, not a quantity? add a reviewed pattern "
+                f"to bookbuild/lint_allowlist.toml)"))
     return errors
 
 

@@ -1,14 +1,22 @@
 """One pint unit registry for the whole book, and the names the chapters use.
 
+Information has its own dimension ``[information]`` (pint's default treats it as dimensionless).
 Decimal and binary prefixes stay distinct: ``GB`` is 10**9 bytes, ``GiB`` is 2**30 bytes.
 Arithmetic work has its own dimension, ``[computation]``, so a rate in flop/s can never be
 confused with a bandwidth in byte/s.
 """
 from __future__ import annotations
 
+import warnings
+
 import pint
 
-ureg = pint.UnitRegistry(cache_folder=":auto:")
+# pint's default registry makes ``bit`` dimensionless, so a byte count would pass where a parameter
+# count is meant. Information gets its own dimension here (pint warns about the redefinition).
+ureg = pint.UnitRegistry(cache_folder=":auto:", on_redefinition="warn")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    ureg.define("bit = [information]")
 ureg.define("flop = [computation] = FLOP")
 Q_ = ureg.Quantity
 

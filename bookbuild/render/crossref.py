@@ -193,6 +193,8 @@ def build_xref(chapters: list[ChapterInfo], targets: dict[str, Target]) -> dict:
     """The manifest's ``xref`` shape, for fixtures and for checking."""
     out = {}
     for label, t in sorted(targets.items()):
+        if not (XREF_RE.match(label) or t.kind == "chapter"):
+            continue
         out[label] = {"kind": t.kind, "number": t.number,
                       "chapter": chapters[t.chapter].source, "title": t.title}
     return out
@@ -398,7 +400,8 @@ def transform_chapter(ctx: Context, ch: ChapterInfo) -> dict:
             num = tgt[label].number
             if ctx.fmt == "html":
                 out.append(P.Span(P.attr(label, ["quarto-eq"]), [
-                    math, P.Span(P.attr("", ["eq-number"]), [P.Str(f"({num})")])]))
+                    P.Span(P.attr("", ["eq-body"]), [math]),
+                    P.Span(P.attr("", ["eq-number"]), [P.Str(f"({num})")])]))
             else:
                 out.append(P.RawInline("typst", f'#math.equation(block: true, '
                                                 f'numbering: _ => "({num})", '))

@@ -1,0 +1,132 @@
+"""PDF through typst: pandoc ``-t typst`` per chapter, our template, ``typst.compile``.
+
+Fonts: Latin text and math use the fonts typst embeds (Libertinus Serif, New Computer
+Modern Math, DejaVu Sans Mono); Chinese uses Noto CJK from Debian's ``fonts-noto-cjk``,
+passed explicitly through ``font_paths``.  System fonts are ignored, so the PDF does not
+depend on what else happens to be installed, and the creation date is unset
+(``#set document(date: none)``), so two renders give identical bytes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from . import pandoc as P
+from .crossref import ChapterInfo, Context, transform_chapter
+from .pandoc import RenderError
+
+TEMPLATE = Path(__file__).parent / "templates" / "book.typ"
+
+CJK_SERIF = "Noto Serif CJK SC"
+CJK_SANS = "Noto Sans CJK SC"
+CJK_FILES = ("NotoSerifCJK-Regular.ttc", "NotoSansCJK-Regular.ttc")
+CJK_DIRS = ("/usr/share/fonts/opentype/noto", "/usr/share/fonts/noto-cjk",
+            "/usr/share/fonts/google-noto-cjk", "/usr/share/fonts/opentype/noto-cjk",
+            "/usr/local/share/fonts")
+CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+CONTENTS = {"en": "Contents", "zh": "目录"}
+
+
+def find_cjk_font_dir() -> Path | None:
+    """The folder holding Noto CJK (``BOOK_CJK_FONT_DIR`` wins)."""
+    cands = [os.environ.get("BOOK_CJK_FONT_DIR", "")] + list(CJK_DIRS)
+    for d in cands:
+        if d and all((Path(d) / f).is_file() for f in CJK_FILES):
+            return Path(d)
+    return None
+
+
+def require_cjk_font_dir() -> Path:
+    d = find_cjk_font_dir()
+    if d is None:
+        raise RenderError(None, None,
+                          "the Chinese PDF needs the Noto CJK fonts (NotoSerifCJK-Regular.ttc, "
+                          "NotoSansCJK-Regular.ttc), not found in "
+                          + ", ".join(CJK_DIRS)
+                          + ": install them with `apt-get install -y fonts-noto-cjk` "
+                          "or set BOOK_CJK_FONT_DIR to their folder")
+    return d
+
+
+def _typst_str(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _typst_markup(s: str) -> str:
+    return re.sub(r"([\\#*_`$<>@\[\]=/~-])", r"\\\1", s)
+
+
+def chapter_typst(ctx: Context, ch: ChapterInfo, bibliography: list[Path], lang: str,
+                  image_root: Path) -> str:
+    ast = transform_chapter(ctx, ch)
+    ast["meta"] = {}
+
+    def abs_image(el: dict):
+        if el["t"] != "Image":
+            return None
+        a, inl, (src, title) = el["c"]
+        page_dir = Path(ch.page).parent
+        path = (image_root / page_dir / src).resolve()
+        return {"t": "Image", "c": [a, inl, [str(path), title]]}
+    ast["blocks"] = P.walk(ast["blocks"], abs_image)
+    args = ["-f", "json", "-t", "typst", "--wrap=preserve",
+            "-M", f"lang={'zh-CN' if lang.startswith('zh') else 'en-US'}"]
+    if ch.cited:
+        args += ["--citeproc"]
+        for b in bibliography:
+            args += ["--bibliography", str(b)]
+    body = P.run(args, json.dumps(ast), ch.source)
+    # labels of the bibliography block and entries repeat per chapter; make them unique
+    body = re.sub(r"<(refs|ref-[^>\s]+)>", lambda m: f"<{m.group(1)}--ch{ch.index}>", body)
+    return body
+
+
+def render_pdf(ctx: Context, chapters: list[ChapterInfo], title: str, lang: str,
+               bibliography: list[Path], image_root: Path, pdf_path: Path,
+               typ_path: Path) -> Path:
+    import typst  # the pip package "typst"
+
+    bodies = [chapter_typst(ctx, ch, bibliography, lang, image_root) for ch in chapters]
+    body = "\n\n".join(bodies)
+    is_zh = lang.startswith("zh")
+    needs_cjk = is_zh or bool(CJK_RE.search(body)) or bool(CJK_RE.search(title))
+    font_paths: list[str] = []
+    if needs_cjk:
+        font_paths.append(str(require_cjk_font_dir()))
+    else:
+        d = find_cjk_font_dir()
+        if d is not None:
+            font_paths.append(str(d))
+    cjk = f'"{CJK_SERIF}"' if font_paths else ""
+    fonts = "(" + ", ".join(x for x in ('"Libertinus Serif"', cjk) if x) + ",)"
+    heading_fonts = "(" + ", ".join(x for x in ('"Libertinus Serif"',
+                                                 f'"{CJK_SANS}"' if font_paths else "") if x) + ",)"
+    src = TEMPLATE.read_text(encoding="utf-8")
+    repl = {
+        "{{TITLE_STR}}": _typst_str(title),
+        "{{TITLE}}": _typst_markup(title),
+        "{{FONTS}}": fonts,
+        "{{HEADING_FONTS}}": heading_fonts,
+        "{{CJK_FONT}}": cjk or '"Libertinus Serif"',
+        "{{LANG}}": "zh" if is_zh else lang.split("-")[0],
+        "{{REGION}}": ', region: "cn"' if is_zh else "",
+        "{{LEADING}}": "0.9em" if is_zh else "0.68em",
+        "{{CONTENTS}}": CONTENTS["zh" if is_zh else "en"],
+        "{{BODY}}": body,
+    }
+    for k, v in repl.items():
+        src = src.replace(k, v)
+    typ_path.parent.mkdir(parents=True, exist_ok=True)
+    typ_path.write_text(src, encoding="utf-8")
+    try:
+        pdf = typst.compile(str(typ_path.resolve()), root="/", font_paths=font_paths,
+                            ignore_system_fonts=True)
+    except Exception as e:  # typst.TypstError carries the diagnostics
+        msg = " ".join(str(e).split())
+        raise RenderError(str(typ_path), None, f"typst failed: {msg[:1500]}") from None
+    pdf_path.parent.mkdir(parents=True, exist_ok=True)
+    pdf_path.write_bytes(pdf)
+    return pdf_path

@@ -1,0 +1,254 @@
+"""Agent stalls: the duty cycle, the three fates of a stalled session's KV cache, sandbox pools
+and swap-based overcommit (Lecture 19, @sec-lec19).
+
+Symbols: T_model and T_tool the model and tool time of one task, d = T_model/(T_model + T_tool) the
+duty cycle, S the session's context in tokens, k the KV bytes per token, K = S·k the session's KV
+bytes, B_kv the card's KV budget, f = K/B_kv the session's share of it, t_prefill the prefill time
+per token, β_PCIe the host link's bandwidth, n the stalls per task, λ an arrival rate.
+
+Card-seconds (the keep price) are returned in seconds: a share of the card times a duration.
+"""
+from __future__ import annotations
+
+import math
+
+from ..units import Q_
+from ._check import need, number
+
+
+def _sec(x, name):
+    return need(x, "second", name).to("second")
+
+
+def _bytes(x, name):
+    return need(x, "byte", name).to("byte")
+
+
+# ---------------------------------------------------------------- the duty cycle (§19.1)
+
+def duty_cycle(t_model, t_tool) -> float:
+    """d = T_model / (T_model + T_tool) (eq-lec19-duty-cycle): the share of a session that generates."""
+    m, t = _sec(t_model, "t_model"), _sec(t_tool, "t_tool")
+    return float((m / (m + t)).to("").magnitude)
+
+
+def amdahl_saving(fraction, speedup) -> float:
+    """Share of end-to-end time saved by making a part of share ``fraction`` ``speedup`` times faster:
+    p (1 − 1/s) (Amdahl)."""
+    p, s = number(fraction, "fraction"), number(speedup, "speedup")
+    if not 0 <= p <= 1 or s <= 0:
+        raise ValueError(f"need 0 <= fraction <= 1 and speedup > 0, got {p}, {s}")
+    return p * (1 - 1 / s)
+
+
+# ---------------------------------------------------------------- what a stalled session holds (§19.2)
+
+def kv_share(session_bytes, kv_budget) -> float:
+    """f = K / B_kv: the share of the card's KV budget one session holds."""
+    return float((_bytes(session_bytes, "session_bytes") / _bytes(kv_budget, "kv_budget")).to("").magnitude)
+
+
+def sessions_per_card(kv_budget, session_bytes) -> int:
+    """⌊B_kv / K⌋ (eq-lec19-sessions): whole sessions that fit in the KV budget."""
+    return math.floor(1 / kv_share(session_bytes, kv_budget) + 1e-12)
+
+
+def kv_budget_tokens(kv_budget, bytes_per_token) -> int:
+    """⌊B_kv / k⌋: the KV budget in whole tokens."""
+    return math.floor((_bytes(kv_budget, "kv_budget") / _bytes(bytes_per_token, "bytes_per_token")).to("").magnitude
+                      + 1e-9)
+
+
+# ---------------------------------------------------------------- prefill with the lecture's attention count
+
+def prefill_time_per_token_split(params, layers, width, seq_len, rate):
+    """(2N/π, 4·L·d·S/π) (eq-lec19-prefill-token): the weight and attention parts of one token's prefill.
+
+    The lecture counts a token's attention as 4·L·d·S operations, each token attending over the whole
+    context of S tokens (the causal average would be half of that; this is the conservative count the
+    re-prefill price uses). ``rate`` is the effective prefill rate in flop/s.
+    """
+    r = need(rate, "flop/second", "rate")
+    n, s = number(params, "params"), number(seq_len, "seq_len")
+    weight = (Q_(2 * n, "flop") / r).to("second")
+    attention = (Q_(4 * layers * width * s, "flop") / r).to("second")
+    return weight, attention
+
+
+def prefill_time_per_token_attn(params, layers, width, seq_len, rate):
+    """t_prefill(S) = (2N + 4·L·d·S)/π (eq-lec19-prefill-token): prefill seconds per token at context S."""
+    w, a = prefill_time_per_token_split(params, layers, width, seq_len, rate)
+    return w + a
+
+
+def prefill_flops_session(params, layers, width, seq_len):
+    """S · (2N + 4·L·d·S) operations: a whole session's re-prefill at the lecture's attention count."""
+    n, s = number(params, "params"), number(seq_len, "seq_len")
+    return Q_(s * (2 * n + 4 * layers * width * s), "flop")
+
+
+# ---------------------------------------------------------------- the three fates (§19.3)
+
+def keep_price(share, stall):
+    """Keep: f · T card-seconds of KV capacity held idle (eq-lec19-prices)."""
+    return (number(share, "share") * _sec(stall, "stall")).to("second")
+
+
+def discard_price(context_tokens, t_prefill_per_token):
+    """Discard: S · t_prefill seconds of GPU to re-prefill on resume (eq-lec19-prices)."""
+    return (number(context_tokens, "context_tokens") * _sec(t_prefill_per_token, "t_prefill_per_token")).to("second")
+
+
+def swap_price(session_bytes, link_bandwidth):
+    """Swap: 2K / β_PCIe seconds of the host link, out and back (eq-lec19-prices)."""
+    return (2 * _bytes(session_bytes, "session_bytes")
+            / need(link_bandwidth, "byte/second", "link_bandwidth")).to("second")
+
+
+def keep_swap_break_even(session_bytes, link_bandwidth):
+    """T_swap = 2K / β_PCIe (eq-lec19-keep-swap): swapping beats keeping once the stall outlasts the round trip."""
+    return swap_price(session_bytes, link_bandwidth)
+
+
+def keep_discard_break_even(t_prefill_per_token, kv_budget, bytes_per_token):
+    """T* = t_prefill · B_kv / k (eq-lec19-tstar-symbolic): the session length S has cancelled."""
+    return (_sec(t_prefill_per_token, "t_prefill_per_token") * _bytes(kv_budget, "kv_budget")
+            / _bytes(bytes_per_token, "bytes_per_token")).to("second")
+
+
+def keep_discard_break_even_session(context_tokens, t_prefill_per_token, session_bytes, kv_budget):
+    """T* = S · t_prefill / f (eq-lec19-keep-discard), before S cancels: f · T* = S · t_prefill."""
+    return (discard_price(context_tokens, t_prefill_per_token) / kv_share(session_bytes, kv_budget)).to("second")
+
+
+def stall_fate(stall, t_swap, t_star, pcie_contended: bool = False) -> str:
+    """The §19.3 policy: keep below T_swap; swap between; past T* swap, or discard if PCIe is contended."""
+    s, a, b = _sec(stall, "stall"), _sec(t_swap, "t_swap"), _sec(t_star, "t_star")
+    if not a < b:
+        raise ValueError(f"the policy needs T_swap < T*, got {a:~} and {b:~}")
+    if s < a:
+        return "keep"
+    if s <= b or not pcie_contended:
+        return "swap"
+    return "discard"
+
+
+# ---------------------------------------------------------------- the tail (§19.4, exercise 2)
+
+def stall_mixture_mean(weights, stalls):
+    """E[T] = Σ w_i T_i / Σ w_i (eq-lec19-tail): the mean of a stall mixture (weights are counts or shares)."""
+    ws = [number(w, "weight") for w in weights]
+    ts = [_sec(t, "stall") for t in stalls]
+    if len(ws) != len(ts) or not ws or sum(ws) <= 0:
+        raise ValueError("need as many positive weights as stalls")
+    return (sum((w * t for w, t in zip(ws, ts)), Q_(0, "second")) / sum(ws)).to("second")
+
+
+def keep_bill_share(weights, stalls, index: int) -> float:
+    """w_j T_j / Σ w_i T_i (eq-lec19-tail): the share of the always-keep bill f·Σ w_i T_i from component j
+    (f cancels)."""
+    ws = [number(w, "weight") for w in weights]
+    ts = [_sec(t, "stall").magnitude for t in stalls]
+    total = sum(w * t for w, t in zip(ws, ts))
+    return ws[index] * ts[index] / total
+
+
+# ---------------------------------------------------------------- the sandbox (§19.5)
+
+def tool_call_rate(sessions, calls_per_task, task_duration):
+    """λ = N · n / T_task: tool calls per second from N concurrent sessions (eq-lec19-sandbox)."""
+    return (number(sessions, "sessions") * number(calls_per_task, "calls_per_task")
+            / _sec(task_duration, "task_duration")).to("1/second")
+
+
+def sandbox_concurrency(call_rate, time_in_state) -> float:
+    """L = λ · t (eq-lec19-sandbox, Little's law): sandboxes running (t = t_run) or booting (t = t_boot)."""
+    return float((need(call_rate, "1/second", "call_rate") * _sec(time_in_state, "time_in_state")).to("").magnitude)
+
+
+def pool_cover_time(pool_size, call_rate):
+    """P / λ: how long a static pool of P idle sandboxes covers demand at rate λ with no replenishment."""
+    return (number(pool_size, "pool_size") / need(call_rate, "1/second", "call_rate")).to("second")
+
+
+# ---------------------------------------------------------------- overcommit (§19.6)
+
+def swap_bytes_per_task(stalls_per_task, session_bytes):
+    """2 n K: bytes a task moves over PCIe when every stall is swapped out and back."""
+    return (2 * number(stalls_per_task, "stalls_per_task") * _bytes(session_bytes, "session_bytes")).to("byte")
+
+
+def swap_bandwidth_per_session(bytes_per_task, task_duration):
+    """2 n K / T_task: the PCIe bandwidth one overcommitted session draws, sustained."""
+    return (_bytes(bytes_per_task, "bytes_per_task") / _sec(task_duration, "task_duration")).to("byte/second")
+
+
+def overcommit_hbm_bound(resident_sessions, duty) -> float:
+    """A ≤ B / d: only generating sessions must be resident, and A · d of them generate at a time."""
+    d = number(duty, "duty")
+    if not 0 < d <= 1:
+        raise ValueError(f"duty cycle must be in (0, 1], got {d}")
+    return number(resident_sessions, "resident_sessions") / d
+
+
+def overcommit_pcie_bound(link_bandwidth, bandwidth_per_session) -> float:
+    """A ≤ β_PCIe / (2 n K / T_task): the sessions whose swaps the host link can carry."""
+    return float((need(link_bandwidth, "byte/second", "link_bandwidth")
+                  / need(bandwidth_per_session, "byte/second", "bandwidth_per_session")).to("").magnitude)
+
+
+def swap_bound_throughput(link_bandwidth, bytes_per_task):
+    """X = β_PCIe / (2 n K) tasks per second (eq-lec19-swap-throughput): no T_model, no T_tool."""
+    return (need(link_bandwidth, "byte/second", "link_bandwidth") / _bytes(bytes_per_task, "bytes_per_task")).to("1/second")
+
+
+def resident_only_throughput(resident_sessions, task_duration):
+    """X_res = B / T_task tasks per second: admission limited to the sessions that fit."""
+    return (number(resident_sessions, "resident_sessions") / _sec(task_duration, "task_duration")).to("1/second")
+
+
+def overcommit_throughput(resident_sessions, link_bandwidth, stalls_per_task, session_bytes, t_model, t_tool):
+    """X = min(A_HBM, A_PCIe) / T_task = min(B / T_model, β_PCIe / 2nK): the better of the two bounds.
+
+    Both terms are free of T_tool: T_task cancels in each (eq-lec19-swap-throughput).
+    """
+    T = _sec(t_model, "t_model") + _sec(t_tool, "t_tool")
+    d = duty_cycle(t_model, t_tool)
+    per_task = swap_bytes_per_task(stalls_per_task, session_bytes)
+    a = min(overcommit_hbm_bound(resident_sessions, d),
+            overcommit_pcie_bound(link_bandwidth, swap_bandwidth_per_session(per_task, T)))
+    return (a / T).to("1/second")
+
+
+def generating_sessions(throughput, t_model) -> float:
+    """X · T_task · d = X · T_model: sessions generating at once (Little's law on the model half)."""
+    return float((need(throughput, "1/second", "throughput") * _sec(t_model, "t_model")).to("").magnitude)
+
+
+def overcommit_crossover_duration(resident_sessions, bytes_per_task, link_bandwidth):
+    """T_task > B · 2nK / β_PCIe (eq-lec19-overcommit-condition): overcommit beats resident-only admission
+    exactly for sessions longer than this."""
+    return (number(resident_sessions, "resident_sessions") * _bytes(bytes_per_task, "bytes_per_task")
+            / need(link_bandwidth, "byte/second", "link_bandwidth")).to("second")
+
+
+def overcommit_parity_bandwidth(resident_sessions, bandwidth_per_session):
+    """β_PCIe = B · 2nK / T_task: the link at which swap-based overcommit admits no more than fit resident."""
+    return (number(resident_sessions, "resident_sessions")
+            * need(bandwidth_per_session, "byte/second", "bandwidth_per_session")).to("byte/second")
+
+
+def discard_overcommit_gpu_load(sessions, stalls_per_task, task_duration, re_prefill):
+    """A · (n / T_task) · S·t_prefill: GPU-seconds of re-prefill per wall-clock second if overcommit
+    discarded instead of swapping (a single card supplies one)."""
+    resumes = number(sessions, "sessions") * number(stalls_per_task, "stalls_per_task") / _sec(task_duration, "task_duration")
+    return float((resumes * _sec(re_prefill, "re_prefill")).to("").magnitude)
+
+
+def stall_adjusted_footprint(duty, session_bytes):
+    """d · K: the HBM an admitted session needs on average once stalls are swapped (§19.8)."""
+    return (number(duty, "duty") * _bytes(session_bytes, "session_bytes")).to("byte")
+
+
+__all__ = [n for n, f in list(globals().items())
+           if callable(f) and getattr(f, "__module__", "") == __name__ and not n.startswith("_")]

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Build the book: HTML and PDF, English and Chinese, into _book/ (no Quarto needed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+python3 -m bookbuild render --profile all "$@"

@@ -1,0 +1,97 @@
+"""fmt / check / CLI behaviour."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mlsysim import *
+from mlsysim.fmt import Fmt
+
+
+def test_fmt_thousands_and_rounding():
+    assert fmt(1978.9, precision=0) == "1,979"
+    assert fmt_int(107_727.4) == "107,727"
+    assert fmt_int(2500.5) == "2,501" and fmt(0.125, 2) == "0.13"  # half up, not banker's rounding
+    assert fmt(0.3383, precision=2) == "0.34"
+    assert isinstance(fmt(1.0), Fmt) and isinstance(fmt(1.0), str)
+    assert fmt(1.0)._repr_markdown_() == "1.0" and repr(fmt_int(5)) == "5"
+
+
+def test_fmt_refuses_to_hide_the_magnitude():
+    with pytest.raises(FormatPrecisionError, match="would print as 0"):
+        fmt(0.0004, precision=1)
+    with pytest.raises(FormatPrecisionError, match="off"):
+        fmt_int(1.4)  # 29 % error
+    with pytest.raises(TypeError, match="convert it first"):
+        fmt(3 * GB)
+
+
+def test_fmt_memory_capacity_convention():
+    assert fmt_memory_capacity(80 * GiB, unit=GiB) == "80 GB"
+    with pytest.raises(FormatPrecisionError, match="not a whole number"):
+        fmt_memory_capacity(80 * GB, unit=GiB)  # 74.5 GiB: a decimal size must not take the label
+    with pytest.raises(ValueError, match="binary unit"):
+        fmt_memory_capacity(80 * GiB, unit=GB)
+
+
+def test_fmt_words():
+    assert fmt_words(29) == "twenty-nine" and fmt_words(11) == "eleven" and fmt_words(60) == "sixty"
+    assert fmt_words(10.9) == "eleven"
+
+
+def test_check():
+    check(True, "never shown")
+    with pytest.raises(GuardError, match="the claim"):
+        check(False, "the claim")
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "mlsysim", *args], capture_output=True, text=True)
+
+
+def test_cli_reference_json_for_the_reference_pair():
+    r = _cli("reference", "--accelerator", "H100", "--model", "Llama3_70B", "--json")
+    assert r.returncode == 0, r.stderr
+    v = json.loads(r.stdout)
+    for key in ("ridge_flop_per_byte", "decode_floor_s", "prefill_per_token_s", "decode_to_prefill_ratio",
+                "attention_crossover_tokens", "kv_bytes_per_token", "kv_bytes_per_token_mha",
+                "kv_bytes_per_token_mqa", "kv_bytes_at_context", "node_kv_pool_bytes", "resident_trajectories"):
+        assert key in v
+    # the appendix's values (seed): 591, 21.1 ms, 71 us, 295, 327,680, 526.0 GB, 48
+    assert round(v["ridge_flop_per_byte"]) == 591
+    assert round(v["decode_floor_s"] * 1e3, 1) == 21.1
+    assert round(v["prefill_per_token_s"] * 1e6) == 71
+    assert round(v["decode_to_prefill_ratio"]) == 295
+    assert v["kv_bytes_per_token"] == 327_680 and v["kv_bytes_per_token_mha"] == 2_621_440
+    assert round(v["node_kv_pool_bytes"] / 1e9, 1) == 526.0
+    assert v["resident_trajectories"] == 48
+
+
+def test_cli_other_pair_uses_that_accelerator():
+    v = json.loads(_cli("reference", "-a", "H200", "-m", "Llama3_8B", "--json").stdout)
+    # H200: 1978.9 TFLOP/s / 4.8 TB/s = 412.3 ; Llama-3-8B at 8 bits: 8.03e9 B / 4.8e12 B/s = 1.673 ms
+    assert v["ridge_flop_per_byte"] == pytest.approx(1978.9 / 4.8)
+    assert v["decode_floor_s"] == pytest.approx(8.03e9 / 4.8e12)
+    assert v["node"] == "DGX_H200"
+
+
+@pytest.mark.parametrize("args, needle", [
+    (("reference", "-a", "H900"), "available: H100, H200"),
+    (("reference", "-a", "A100", "-p", "fp8"), "available precisions"),
+    (("reference", "--context", "-1"), "positive"),
+    (("reference", "-m", "GPT5"), "available: Llama3_70B"),
+    (("show", "nothing"), "available:"),
+])
+def test_cli_bad_input_is_one_line_and_status_2(args, needle):
+    r = _cli(*args)
+    assert r.returncode == 2
+    assert needle in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_cli_list_and_show():
+    r = _cli("list")
+    assert r.returncode == 0 and "H100" in r.stdout and "Llama3_70B" in r.stdout and "source:" in r.stdout
+    r = _cli("show", "B200")
+    assert "192 GB" in r.stdout and "conflict" in r.stdout
