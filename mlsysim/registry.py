@@ -8,6 +8,7 @@ disagrees with its geometry, or a reference to an unknown link, accelerator or s
 from __future__ import annotations
 
 import dataclasses
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,8 @@ from typing import Any, Mapping
 from .errors import RegistryError, UnknownEntryError, UnknownPrecisionError
 from .units import PRECISION_BYTES, Q_, ureg
 
-DATA_DIR = Path(__file__).with_name("data")
+#: the data files; ``MLSYSIM_DATA_DIR`` points the package at another copy (mutation tests use it)
+DATA_DIR = Path(os.environ.get("MLSYSIM_DATA_DIR") or Path(__file__).with_name("data"))
 
 #: relative tolerance between a model's published parameter count and the count from its geometry
 PARAMETER_TOLERANCE = 0.01

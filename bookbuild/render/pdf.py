@@ -90,7 +90,7 @@ def render_pdf(ctx: Context, chapters: list[ChapterInfo], title: str, lang: str,
     import typst  # the pip package "typst"
 
     bodies = [chapter_typst(ctx, ch, bibliography, lang, image_root) for ch in chapters]
-    body = "\n\n".join(bodies)
+    body = "\n\n#pagebreak(weak: true)\n\n".join(bodies)
     is_zh = lang.startswith("zh")
     needs_cjk = is_zh or bool(CJK_RE.search(body)) or bool(CJK_RE.search(title))
     font_paths: list[str] = []

@@ -1,0 +1,106 @@
+"""The executed appendix shows the seeds' numbers, in both languages, and the two quote the same values.
+
+Expected values come from the seed documents (read from ../shared/seeds) or are typed here from them;
+none comes from the code under test.
+"""
+import re
+from collections import Counter
+
+import pytest
+
+from conftest import seed_text
+
+# The one attribute whose value differs by language: "70-billion" vs "700 亿" (亿 = 10^8).
+LOCALIZED = {"ServingRef.params_class_b_str": "ServingRef.params_class_yi_str"}
+
+NUM = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?")
+
+
+def _prose(text: str) -> str:
+    """Text with math, cross-reference numbers, equation tags, code and markup attributes removed."""
+    text = re.sub(r"\\\[.*?\\\]|\\\(.*?\\\)", " ", text, flags=re.S)          # seed math
+    text = re.sub(r"\$\$.*?\$\$|\$[^$\n]+\$", " ", text, flags=re.S)         # markdown math
+    text = re.sub(r"```.*?```", " ", text, flags=re.S)
+    text = re.sub(r"\{[#.][^}]*\}|<!--.*?-->", " ", text, flags=re.S)
+    text = re.sub(r"(节|表|公式|图|原则)\s*\d+", " ", text)                     # rendered cross-refs in the seed
+    text = re.sub(r"\(\w[^()]*?\d{4}年?(;[^()]*)?\)", " ", text)             # rendered citations "(Williams 等 2009年)"
+    text = re.sub(r"\[@[^\]]+\]|@\w[\w:-]*", " ", text)
+    return text
+
+
+def _numbers(text: str) -> Counter:
+    return Counter(NUM.findall(_prose(text)))
+
+
+def test_every_number_of_the_chinese_seed_is_in_the_executed_chinese_chapter(executed_appendix):
+    seed = _numbers(seed_text("001_0a9a602d4127389c.txt"))
+    assert sum(seed.values()) > 90  # the seed's prose prints about a hundred numbers
+    ours = _numbers(executed_appendix["zh"].markdown)
+    missing = {n: c - ours[n] for n, c in seed.items() if ours[n] < c}
+    assert not missing, f"numbers the Chinese seed prints that the executed chapter lacks (count short): {missing}"
+
+
+# (number, text right after it) in the Chinese seed's rendering: typed from the seed
+ZH_IN_CONTEXT = [
+    ("295", " 倍"), ("1,979", " 万亿次运算/秒"), ("3.35", " TB/s"), ("591", " 次运算/字节"),
+    ("0.34", "，"), ("70.6", " 十亿"), ("21.1", " ms"), ("71", " µs"), ("108,000", " 个词元"),
+    ("30", "%"), ("327,680", " 字节"), ("10.7", " GB"), ("85.9", " GB"), ("1.34", " GB"),
+    ("163,840", " 字节"), ("360", " 秒"), ("6", " 分钟"), ("720", " 条"), ("17", "%"), ("120", " 条"),
+    ("7.7", " TB"), ("15", " 个节点"), ("2.4", " 个节点"), ("13.5", " 倍"), ("90", "%"),
+    ("526.0", " GB"), ("48", " 条"), ("700", " 亿"), ("655", " MB/s"), ("10", " KB/s"), ("8.4", " MB"),
+    ("8,388,608", " 字节"), ("150", " µs"), ("75", " ms"),
+]
+
+
+@pytest.mark.parametrize("number, after", ZH_IN_CONTEXT)
+def test_chinese_numbers_in_context(executed_appendix, number, after):
+    assert number + after in executed_appendix["zh"].markdown
+
+
+# The English seed's numbers, in the places its prose puts them (typed from the seed and its
+# Chinese rendering, which shows the same values).
+EN_IN_CONTEXT = [
+    "about 295 times as much time", "= 1,979 trillion operations per second", "= 3.35 TB/s",
+    "591 operations per byte", "2 operations per byte", "0.34 percent of the ridge",
+    "70.6 billion parameters", "21.1 ms per output token", "71 µs per prompt token", "which is 295 for",
+    "about 108,000 tokens", "At 32,768 tokens", "about 30 percent", "= 327,680 bytes", "about 10.7 GB",
+    "163,840 bytes per token", "at 2 per second", "running 15 turns of 4 s of model time and 20 s of tool time",
+    "lives 360 s, about 6 minutes", "gives 720 live trajectories", "Only 17 percent", "120 of them",
+    "about 7.7 TB, about 15 nodes", "about 2.4 nodes", "about 1.5, 3.5, and 13.5 service times",
+    "leaves 526.0 GB", "admits 48 trajectories", "80 GB", "a 70-billion-parameter model",
+]
+
+
+@pytest.mark.parametrize("phrase", EN_IN_CONTEXT)
+def test_english_numbers_in_context(executed_appendix, phrase):
+    assert phrase in executed_appendix["en"].markdown
+
+
+def test_both_languages_quote_the_same_values_in_the_same_order(executed_appendix):
+    en = [(LOCALIZED.get(u.expr, u.expr), u.value) for u in executed_appendix["en"].inline]
+    zh = [(u.expr, u.value) for u in executed_appendix["zh"].inline]
+    assert [e for e, _ in en] == [e for e, _ in zh]
+    for (expr, v_en), (_, v_zh) in zip(en, zh):
+        if expr not in LOCALIZED.values():
+            assert v_en == v_zh, expr
+
+
+def _structure(md: str):
+    labels = re.findall(r"\{#((?:sec|tbl|eq|fig)-[\w-]+)", md)
+    refs = [r.lower() for r in re.findall(r"@((?:[Ss]ec|[Tt]bl|[Ee]q|[Ff]ig)-[\w-]+[\w])", md)]
+    cites = re.findall(r"@(?!(?:[Ss]ec|[Tt]bl|[Ee]q|[Ff]ig)-)([a-z][\w]*\d{4}\w*)", md)
+    return labels, refs, cites
+
+
+def test_same_sections_tables_equations_references_and_citations(executed_appendix):
+    en, zh = (_structure(executed_appendix[k].markdown) for k in ("en", "zh"))
+    assert en[0] == zh[0], "labels differ"
+    assert en[1] == zh[1], "cross-references differ"
+    assert en[2] == zh[2], "citations differ"
+    assert len(en[0]) >= 21 and len(set(en[2])) >= 13  # 7 sections, 3 tables, 11 equations; 13 works cited
+
+
+def test_no_python_left_and_no_unresolved_placeholders(executed_appendix):
+    for ec in executed_appendix.values():
+        assert "{python}" not in ec.markdown and "```{python" not in ec.markdown
+        assert "??" not in ec.markdown
