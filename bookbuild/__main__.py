@@ -86,6 +86,7 @@ def manifest(cp: CheckedProfile) -> dict:
         "output_dir": book.output_dir.as_posix(),
         "bibliography": [b.as_posix() for b in book.bibliography],
         "crossref": dict(sorted(book.crossref.items())),
+        "crossref_prefixes": dict(sorted(book.crossref.items())),  # the renderer's name for it
         "chapters": chapters,
         "xref": index_to_json(cp.index),
         "metadata": book.metadata,
@@ -160,8 +161,12 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         for cp in checked:
             try:
-                render_mod.render_profile(root, cp.book.profile, cp.executed_dir,
-                                          root / cp.book.output_dir)
+                # render_profile writes to out_dir/<profile>: hand it the parent of
+                # the profile's output-dir when that ends in the profile name (_book/en)
+                out = root / cp.book.output_dir
+                if out.name == cp.book.profile:
+                    out = out.parent
+                render_mod.render_profile(root, cp.book.profile, cp.executed_dir, out)
             except BuildError as e:
                 print(e.format(), file=sys.stderr)
                 return 1

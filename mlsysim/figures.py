@@ -284,3 +284,101 @@ def write_appendix_figures(out_dir, accel=None, model=None, precision: str = REF
 
 __all__ = ["roofline_figure", "prefill_figure", "batch_figure", "kv_design_figure", "queueing_figure",
            "svg_bytes", "save_svg", "write_appendix_figures", "APPENDIX_FIGURES"]
+
+
+
+# ───────────────────────────── Lecture 19: agent stalls ─────────────────────────────
+def _lec19_seconds(x) -> float:
+    """A duration as a float in seconds (a pint quantity or a bare number of seconds)."""
+    return float(x.to("second").magnitude) if hasattr(x, "to") else float(x)
+
+
+def policy_map_figure(t_swap, t_star, rows, stall=None, *, figsize=(7.5, 4.2)):
+    """The keep/swap/discard policy map of Lecture 19 (@fig-lec19-policy-map).
+
+    Stall duration on a log axis; the keep-versus-swap break-even ``t_swap`` and the keep-versus-discard
+    break-even ``t_star`` as vertical lines; each interception type in ``rows`` — ``(label, lo, hi)``,
+    ``hi`` may be infinite — as a horizontal band. ``stall`` marks the standing session's stall.
+    Durations are quantities (or floats in seconds). Returns a matplotlib Figure.
+    """
+    import math
+
+    plt = _plt()
+
+    a, b = _lec19_seconds(t_swap), _lec19_seconds(t_star)
+    spans = [(lab, _lec19_seconds(lo), _lec19_seconds(hi)) for lab, lo, hi in rows]
+    finite = [h for _, _, h in spans if math.isfinite(h)] + [b]
+    x_min = min(lo for _, lo, _ in spans) / 3
+    x_max = max(finite) * 30
+    fig, ax = plt.subplots(figsize=figsize)
+    ax.axvspan(x_min, a, color="#dbe9f6", zorder=0)
+    ax.axvspan(a, b, color="#e5f5e0", zorder=0)
+    ax.axvspan(b, x_max, color="#fde0dd", zorder=0)
+    for i, (lab, lo, hi) in enumerate(spans):
+        y = len(spans) - 1 - i
+        right = hi if math.isfinite(hi) else x_max
+        ax.barh(y, right - lo, left=lo, height=0.55, color="#525252", alpha=0.85, zorder=3)
+        if not math.isfinite(hi):
+            ax.annotate("", xy=(x_max, y), xytext=(x_max / 3, y),
+                        arrowprops=dict(arrowstyle="->", color="#525252"))
+    ax.axvline(a, color="#08519c", lw=2)
+    ax.axvline(b, color="#a50f15", lw=2)
+    ax.text(a, len(spans) - 0.35, " keep | swap", color="#08519c", va="bottom", ha="center", fontsize=9)
+    ax.text(b, len(spans) - 0.35, " swap | discard", color="#a50f15", va="bottom", ha="center", fontsize=9)
+    if stall is not None:
+        s = _lec19_seconds(stall)
+        ax.axvline(s, color="black", ls="--", lw=1)
+        ax.text(s, -0.9, "standing stall", ha="center", va="top", fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlim(x_min, x_max)
+    ax.set_ylim(-1.2, len(spans) + 0.2)
+    ax.set_yticks(range(len(spans)))
+    ax.set_yticklabels([lab for lab, _, _ in reversed(spans)])
+    ax.set_xlabel("stall duration (s, log scale)")
+    _style(ax)
+    fig.tight_layout()
+    return fig
+
+
+def overcommit_figure(resident, link_bandwidth, bytes_per_task, durations, crossover=None, *,
+                      marks=(), figsize=(7.0, 4.0)):
+    """Tasks per second against session duration (@fig-lec19-overcommit).
+
+    Resident-only admission gives B / T (``resident`` sessions, duration T); swap-bound overcommit gives
+    β_PCIe / bytes-per-task, flat in T. ``durations`` is a (start, stop) pair; ``crossover`` marks where
+    the two meet; ``marks`` is a sequence of (label, duration) points to annotate (e.g. Config C).
+    Quantities or floats (seconds, bytes/s, bytes). Returns a matplotlib Figure.
+    """
+    plt = _plt()
+
+    bw = float(link_bandwidth.to("byte/second").magnitude) if hasattr(link_bandwidth, "to") else float(link_bandwidth)
+    per = float(bytes_per_task.to("byte").magnitude) if hasattr(bytes_per_task, "to") else float(bytes_per_task)
+    lo, hi = (_lec19_seconds(d) for d in durations)
+    t = np.linspace(lo, hi, 400)
+    x_res = resident / t
+    x_swap = np.full_like(t, bw / per)
+    fig, ax = plt.subplots(figsize=figsize)
+    ax.plot(t, x_res, color="#525252", lw=2, label="resident-only admission, B / T")
+    ax.plot(t, x_swap, color="#08519c", lw=2, label="swap-bound overcommit, β / 2nK")
+    ax.fill_between(t, x_res, x_swap, where=x_swap > x_res, color="#c6dbef", alpha=0.6,
+                    label="overcommit pays")
+    if crossover is not None:
+        c = _lec19_seconds(crossover)
+        ax.axvline(c, color="#a50f15", ls="--", lw=1.5)
+        ax.annotate("crossover", xy=(c, bw / per), xytext=(c * 1.05, bw / per * 1.35),
+                    arrowprops=dict(arrowstyle="->", color="#a50f15"), color="#a50f15", fontsize=9)
+    for label, d in marks:
+        x = _lec19_seconds(d)
+        ax.plot([x], [resident / x], "o", color="black")
+        ax.annotate(label, xy=(x, resident / x), xytext=(6, 6), textcoords="offset points", fontsize=9)
+    ax.set_xlabel("session duration T (s)")
+    ax.set_ylabel("tasks per second per card")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(0, float(max(x_res.max(), x_swap.max())) * 1.1)
+    ax.legend(loc="upper right", fontsize=8, frameon=False)
+    _style(ax)
+    fig.tight_layout()
+    return fig
+
+
+__all__ += ["policy_map_figure", "overcommit_figure"]

@@ -204,3 +204,27 @@ def test_static_facts_match_execution(tmp_path):
     ec = run(root)
     assert [u.expr for u in sf.inline] == [u.expr for u in ec.inline]
     assert [s.name for s in sf.str_attrs] == [s.name for s in ec.str_attrs]
+
+
+def test_project_echo_default_and_chapter_override(tmp_path):
+    root = book_copy(tmp_path, {"_quarto.yml": ("echo: false", "echo: true")})
+    (root / "e.qmd").write_text("# E\n\n```{python}\ny = 1\n```\n", encoding="utf-8")
+    assert "y = 1" in run(root, "e.qmd").markdown            # read from _quarto.yml
+    (root / "f.qmd").write_text("---\nexecute:\n  echo: false\n---\n\n# F\n\n```{python}\ny = 1\n```\n",
+                                encoding="utf-8")
+    ec = run(root, "f.qmd")
+    assert "y = 1" not in ec.markdown and ec.markdown.startswith("---\nexecute:")
+    assert ec.front_matter == {"execute": {"echo": False}}
+
+
+def test_fig_width_and_height_set_the_figure_size(tmp_path):
+    root = book_copy(tmp_path)
+    (root / "w.qmd").write_text(
+        "# W\n\n```{python}\n#| label: fig-w\n#| fig-cap: Wide.\n#| fig-width: 10\n#| fig-height: 2\n"
+        "import matplotlib.pyplot as plt\nplt.figure()\nplt.axis('off');\n```\n", encoding="utf-8")
+    ec = run(root, "w.qmd")
+    import re
+    svg = ec.figures[0].read_text(encoding="utf-8")
+    w, h = (float(x) for x in re.search(r'width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups())
+    assert w / h > 3                                           # 10 x 2 inches, not the 7 x 5 default
+    assert "{#fig-w}" in ec.markdown

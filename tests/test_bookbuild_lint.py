@@ -71,3 +71,8 @@ def test_scan_finds_inline_positions():
 
 def test_dollar_amounts_are_not_math():
     assert nums("It costs $5 and $6 per call.") == [(1, "typed number '$5', '$6'")]
+
+
+def test_chinese_precision_names_pass_but_counts_do_not():
+    assert nums("采用 8 位精度，以 16 位存储（16 位）。") == []
+    assert nums("有 3 位工程师。") == [(1, "typed number '3'")]
