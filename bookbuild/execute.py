@@ -476,6 +476,8 @@ class ChapterRunner:
 
         blocks: list[str] = []
         if include is False:
+            if "matplotlib.pyplot" in sys.modules:
+                sys.modules["matplotlib.pyplot"].close("all")
             return [""]
         if echo:
             shown = [ln for ln in code_lines if not ln.startswith("#|")]
@@ -488,6 +490,8 @@ class ChapterRunner:
         if output is not False:
             blocks += self._render_outputs(outputs, figs, opts, label, tag, head,
                                            asis=(output == "asis"))
+        if "matplotlib.pyplot" in sys.modules:  # Jupyter's inline backend closes a cell's figures
+            sys.modules["matplotlib.pyplot"].close("all")
         if not blocks:
             return [""]
         if output == "asis" and not echo:

@@ -312,7 +312,7 @@ def transform_chapter(ctx: Context, ch: ChapterInfo) -> dict:
                     out.append(P.Space())
                 pending.append(c)
         flush()
-        return {"t": "Span", "c": [P.attr(), out]}
+        return out
 
     def number_header(el: dict) -> Any:
         level, a, inl = el["c"]

@@ -97,7 +97,7 @@ def toc_html(soup: BeautifulSoup, lang: str) -> str:
     for h in soup.find_all(["h2", "h3"]):
         if not h.get("id") or "unlisted" in (h.get("class") or []):
             continue
-        text = " ".join(h.get_text(" ", strip=True).split())
+        text = " ".join(h.get_text("").split())
         rows.append(f'<li class="toc-{h.name}"><a href="#{html.escape(h["id"])}">'
                     f'{html.escape(text)}</a></li>')
     if not rows:
@@ -110,7 +110,9 @@ def search_records(soup: BeautifulSoup, ch: ChapterInfo) -> list[dict]:
     """Split a page into sections at h1/h2/h3 and keep their text."""
     soup = BeautifulSoup(str(soup), "html.parser")
     for m in soup.find_all("math"):
-        m.decompose()
+        for ann in m.find_all("annotation"):
+            ann.decompose()
+        m.replace_with(m.get_text(""))
     recs: list[dict] = []
     cur = {"p": ch.page, "a": "", "t": ch.title, "x": []}
 
@@ -124,9 +126,9 @@ def search_records(soup: BeautifulSoup, ch: ChapterInfo) -> list[dict]:
         if name in ("h1", "h2", "h3") and node.get("id"):
             close()
             cur = {"p": ch.page, "a": node["id"],
-                   "t": " ".join(node.get_text(" ", strip=True).split()), "x": []}
+                   "t": " ".join(node.get_text("").split()), "x": []}
             continue
-        text = node.get_text(" ", strip=True) if name else str(node).strip()
+        text = node.get_text("").strip() if name else str(node).strip()
         if text:
             cur["x"].append(text)
     close()

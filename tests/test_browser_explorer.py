@@ -1,0 +1,143 @@
+"""Headless Chromium drives the explorer in the built appendix page and reads values back.
+
+The book is rendered once per session with ``python -m bookbuild render`` from a copy of the
+sources (so a parallel build of the working tree is not disturbed). Skipped only where
+/usr/bin/chromium is absent; never runs ``playwright install``.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mlsysim.explorer import shown
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--no-first-run"]
+SOURCES_IGNORE = shutil.ignore_patterns(".git", "_book", "_build", "tests", "bench", ".pytest_cache", ".hypothesis",
+                                        "__pycache__", ".benchmarks", "figures", ".ci", "scripts")
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="headless browser test needs /usr/bin/chromium "
+                                                              "(Debian package chromium), which is not installed")
+
+
+def render_book(dest: Path, profile: str = "all") -> Path:
+    """Copy the book's sources to ``dest`` and render them; returns dest/_book."""
+    shutil.copytree(ROOT, dest, ignore=SOURCES_IGNORE, dirs_exist_ok=True)
+    r = subprocess.run([sys.executable, "-m", "bookbuild", "render", "--profile", profile, "--root", str(dest)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, f"bookbuild render failed:\n{r.stdout}\n{r.stderr}"
+    return dest / "_book"
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory) -> Path:
+    return render_book(tmp_path_factory.mktemp("browser-book") / "src")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed "
+                                                                 "(pip install playwright)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page_of(browser):
+    opened = []
+
+    def open_page(path: Path):
+        page = browser.new_page()
+        external = []
+
+        def guard(route):
+            if route.request.url.startswith(("file:", "data:", "about:")):
+                route.continue_()
+            else:
+                external.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", guard)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(path.as_uri())
+        page.wait_for_selector("#mlsysim-explorer[data-ready='1']", timeout=10_000)
+        page.external, page.errors = external, errors
+        opened.append(page)
+        return page
+
+    yield open_page
+    for p in opened:
+        p.close()
+
+
+def cli_reference(accel: str, model: str, precision: str = "fp8") -> dict:
+    out = subprocess.run([sys.executable, "-m", "mlsysim", "reference", "-a", accel, "-m", model, "-p", precision,
+                          "--json"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def read(page, key: str) -> str:
+    return page.inner_text(f"#mlsysim-explorer [data-key={key}]").strip()
+
+
+def test_h200_llama3_8b_matches_cli(built_book, page_of):
+    page = page_of(built_book / "en" / "appendix" / "inference-cost.html")
+    page.select_option("#mlsysim-explorer-accelerator", "H200")
+    page.select_option("#mlsysim-explorer-model", "Llama3_8B")
+    page.select_option("#mlsysim-explorer-precision", "fp8")
+    ref = cli_reference("H200", "Llama3_8B")
+    assert read(page, "ridge_flop_per_byte") == shown(ref["ridge_flop_per_byte"], 0)
+    assert read(page, "decode_floor_s") == shown(ref["decode_floor_s"] * 1e3, 1)
+    assert read(page, "resident_trajectories") == f"{ref['resident_trajectories']:,}"
+    assert page.get_attribute("#mlsysim-explorer", "data-accelerator") == "H200"
+    assert page.external == [] and page.errors == []
+
+
+def test_reference_selection_is_the_appendix_table(built_book, page_of):
+    page = page_of(built_book / "en" / "appendix" / "inference-cost.html")
+    ref = cli_reference("H100", "Llama3_70B")
+    assert read(page, "ridge_flop_per_byte") == shown(ref["ridge_flop_per_byte"], 0) == "591"
+    assert read(page, "decode_floor_s") == shown(ref["decode_floor_s"] * 1e3, 1) == "21.1"
+
+
+def test_unpublished_precision_is_disabled_not_zero(built_book, page_of):
+    page = page_of(built_book / "en" / "appendix" / "inference-cost.html")
+    page.select_option("#mlsysim-explorer-model", "Llama3_8B")
+    page.select_option("#mlsysim-explorer-accelerator", "A100_80GB")
+    assert page.is_disabled("#mlsysim-explorer-precision option[value=fp8]")
+    assert "not published" in page.inner_text("#mlsysim-explorer-precision option[value=fp8]")
+    assert page.input_value("#mlsysim-explorer-precision") == "int8"
+    assert "fp8" in page.inner_text("#mlsysim-explorer-status")
+    ref = cli_reference("A100_80GB", "Llama3_8B", "int8")
+    assert read(page, "ridge_flop_per_byte") == shown(ref["ridge_flop_per_byte"], 0)
+    # back on an accelerator with fp8, the reader's choice returns
+    page.select_option("#mlsysim-explorer-accelerator", "H100")
+    assert page.input_value("#mlsysim-explorer-precision") == "fp8"
+    assert page.inner_text("#mlsysim-explorer-status").strip() == ""
+
+
+def test_roofline_swaps(built_book, page_of):
+    page = page_of(built_book / "en" / "appendix" / "inference-cost.html")
+    before = page.inner_html("#mlsysim-explorer-roofline-data")
+    page.select_option("#mlsysim-explorer-accelerator", "B200")
+    page.select_option("#mlsysim-explorer-precision", "fp4")
+    after = page.inner_html("#mlsysim-explorer-roofline-data")
+    assert before != after and "polyline" in after
+
+
+@pytest.mark.xfail(reason="bookbuild does not yet set QUARTO_PROFILE while executing chapters, so the Chinese "
+                          "book's explorer falls back to English labels", strict=False)
+def test_chinese_page_has_chinese_explorer(built_book, page_of):
+    page = page_of(built_book / "zh" / "appendix" / "inference-cost.zh.html")
+    assert page.get_attribute("#mlsysim-explorer", "lang") == "zh"
+    assert "屋脊点" in page.inner_text("#mlsysim-explorer")

@@ -1,0 +1,106 @@
+"""The renderer fails loudly, with one line naming the problem, instead of printing '??'."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from bookbuild.render import RenderError, render_profile
+from bookbuild.render import pdf as pdfmod
+
+BIB = """@article{williams2009,
+  author = {Williams, Samuel}, title = {Roofline}, journal = {CACM}, year = {2009}
+}
+"""
+
+
+def make_book(root: Path, chapters: dict[str, str], *, xref: dict | None = None,
+              lang: str = "en", appendix: tuple[str, ...] = ()) -> Path:
+    ex = root / "_build" / "executed" / "en"
+    ex.mkdir(parents=True)
+    (root / "references.bib").write_text(BIB, encoding="utf-8")
+    entries = []
+    for name, text in chapters.items():
+        (ex / name).parent.mkdir(parents=True, exist_ok=True)
+        (ex / name).write_text(text, encoding="utf-8")
+        entries.append({"source": name.replace(".md", ".qmd"), "executed": name,
+                        "appendix": name in appendix, "title": name})
+    book = {"profile": "en", "lang": lang, "title": "T", "chapters": entries,
+            "bibliography": "references.bib"}
+    if xref is not None:
+        book["xref"] = xref
+    (ex / "book.json").write_text(json.dumps(book), encoding="utf-8")
+    return root
+
+
+def render_html(root: Path) -> list[Path]:
+    return render_profile(root, "en", root / "_build" / "executed", root / "_book",
+                          formats=("html",))
+
+
+def test_unresolved_reference_fails(tmp_path):
+    make_book(tmp_path, {"a.md": "# A {#sec-a}\n\nSee @sec-nowhere and @tbl-none.\n"})
+    with pytest.raises(RenderError, match=r"a\.qmd.*unresolved: @sec-nowhere, @tbl-none"):
+        render_html(tmp_path)
+
+
+def test_duplicate_label_fails(tmp_path):
+    make_book(tmp_path, {"a.md": "# A {#sec-a}\n\n## X {#sec-x}\n",
+                         "b.md": "# B {#sec-b}\n\n## X {#sec-x}\n"})
+    with pytest.raises(RenderError, match="sec-x' is defined twice"):
+        render_html(tmp_path)
+
+
+def test_missing_citation_fails(tmp_path):
+    make_book(tmp_path, {"a.md": "# A {#sec-a}\n\nAs shown [@nobody2020].\n"})
+    with pytest.raises(RenderError, match="nobody2020.*not in the bibliography"):
+        render_html(tmp_path)
+
+
+def test_reference_to_unnumbered_section_fails(tmp_path):
+    make_book(tmp_path, {"a.md": "# A {#sec-a}\n\n## Intro {#sec-intro .unnumbered}\n\n@sec-intro\n"})
+    with pytest.raises(RenderError, match="unnumbered"):
+        render_html(tmp_path)
+
+
+def test_manifest_numbering_must_agree(tmp_path):
+    make_book(tmp_path, {"a.md": "# A {#sec-a}\n\n## X {#sec-x}\n"},
+              xref={"sec-x": {"kind": "sec", "number": "1.2", "chapter": "a.qmd", "title": "X"}})
+    with pytest.raises(RenderError, match="sec-x: manifest 1.2, rendered 1.1"):
+        render_html(tmp_path)
+
+
+def test_remote_image_fails(tmp_path):
+    make_book(tmp_path, {"a.md": "# A {#sec-a}\n\n![x](https://example.org/x.png)\n"})
+    with pytest.raises(RenderError, match="not a local file"):
+        render_html(tmp_path)
+
+
+def test_numbering_across_chapters_and_appendices(tmp_path):
+    make_book(tmp_path, {
+        "pre.md": "# Preface {.unnumbered}\n\n@Sec-b and @sec-c and @eq-e.\n",
+        "b.md": "# Bee {#sec-b}\n\n## One\n\n## Two {#sec-two}\n\n$$x$$ {#eq-e}\n",
+        "c.md": "# Cee {#sec-c}\n\n## Only {#sec-only}\n\n[-@sec-two]\n",
+    }, appendix=("c.md",))
+    render_html(tmp_path)
+    pre = (tmp_path / "_book" / "en" / "pre.html").read_text(encoding="utf-8")
+    assert re.search(r'href="b.html#sec-b"[^>]*>Chapter\u00a01</a>', pre)
+    assert re.search(r'href="c.html#sec-c"[^>]*>Appendix\u00a0A</a>', pre)
+    assert re.search(r'href="b.html#eq-e"[^>]*>Equation\u00a01.1</a>', pre)
+    c = (tmp_path / "_book" / "en" / "c.html").read_text(encoding="utf-8")
+    assert re.search(r'href="b.html#sec-two"[^>]*>1.2</a>', c)
+    assert "A.1" in c and "Appendix A —" in c
+    # no index chapter: index.html redirects to the first chapter
+    idx = (tmp_path / "_book" / "en" / "index.html").read_text(encoding="utf-8")
+    assert 'url=pre.html' in idx
+
+
+def test_missing_cjk_font_is_one_clear_line(monkeypatch):
+    monkeypatch.setattr(pdfmod, "CJK_DIRS", ("/nonexistent/fonts",))
+    monkeypatch.setenv("BOOK_CJK_FONT_DIR", "")
+    with pytest.raises(RenderError) as e:
+        pdfmod.require_cjk_font_dir()
+    msg = str(e.value)
+    assert "\n" not in msg and "apt-get install -y fonts-noto-cjk" in msg
