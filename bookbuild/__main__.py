@@ -54,7 +54,7 @@ def execute_profile(root: Path, profile: str) -> CheckedProfile:
     for ch in book.chapters:
         md_path = out / ch.path.with_suffix(".md")
         ec = execute_chapter(root / ch.path, root, fig_dir, md_dir=md_path.parent,
-                             execute_options=book.execute_options)
+                             execute_options=book.execute_options, profile=book.profile)
         _write(md_path, ec.markdown)
         executed.append(ec)
     index = build_index(book, executed)

@@ -285,7 +285,8 @@ def _attr_quote(s: str) -> str:
 
 class ChapterRunner:
     def __init__(self, path: Path, root: Path, fig_dir: Path, md_dir: Path | None,
-                 execute_options: dict[str, Any] | None):
+                 execute_options: dict[str, Any] | None, profile: str | None = None):
+        self.profile = profile
         self.root = Path(root).resolve()
         self.path = Path(path).resolve()
         self.rel = _rel(self.path, self.root)
@@ -380,7 +381,9 @@ class ChapterRunner:
             files=files, cells=self.cells)
 
     def _enter(self) -> tuple:
-        saved = (os.getcwd(), list(sys.path), sys.modules.get("__main__"))
+        saved = (os.getcwd(), list(sys.path), sys.modules.get("__main__"), os.environ.get("QUARTO_PROFILE"))
+        if self.profile:  # Quarto exposes the active profile to the code it runs
+            os.environ["QUARTO_PROFILE"] = self.profile
         os.chdir(self.path.parent)
         if str(self.root) not in sys.path:
             sys.path.insert(0, str(self.root))
@@ -390,7 +393,11 @@ class ChapterRunner:
         return saved
 
     def _exit(self, saved: tuple) -> None:
-        cwd, path, main = saved
+        cwd, path, main, profile = saved
+        if profile is None:
+            os.environ.pop("QUARTO_PROFILE", None)
+        else:
+            os.environ["QUARTO_PROFILE"] = profile
         os.chdir(cwd)
         sys.path[:] = path
         if main is not None:
@@ -688,11 +695,13 @@ class ChapterRunner:
 
 
 def execute_chapter(path: Path, root: Path, fig_dir: Path, *, md_dir: Path | None = None,
-                    execute_options: dict[str, Any] | None = None) -> ExecutedChapter:
+                    execute_options: dict[str, Any] | None = None,
+                    profile: str | None = None) -> ExecutedChapter:
     """Execute one chapter.
 
     ``fig_dir``: where figure files go.  ``md_dir``: the directory the executed
     markdown will be written to (figure links are relative to it; default: root).
+    ``profile``: exported as ``QUARTO_PROFILE`` while the chapter runs, as Quarto does.
     ``execute_options``: the project's ``execute:`` metadata (default: read from
     ``root/_quarto.yml``); the chapter's front matter overrides it.  ``echo``
     defaults to false.
@@ -714,4 +723,4 @@ def execute_chapter(path: Path, root: Path, fig_dir: Path, *, md_dir: Path | Non
         path = root / path
     if not path.is_file():
         raise BuildError(_rel(path, root), None, "chapter file does not exist")
-    return ChapterRunner(path, root, fig_dir, md_dir, execute_options).run()
+    return ChapterRunner(path, root, fig_dir, md_dir, execute_options, profile).run()

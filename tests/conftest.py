@@ -21,6 +21,6 @@ def executed_appendix(tmp_path_factory):
     out = tmp_path_factory.mktemp("executed")
     return {
         lang: execute_chapter(ROOT / f"appendix/inference-cost{suffix}.qmd", ROOT, out / lang / "figures",
-                              md_dir=out / lang)
+                              md_dir=out / lang, profile=lang)
         for lang, suffix in (("en", ""), ("zh", ".zh"))
     }

@@ -27,7 +27,7 @@ def test_faster_memory_breaks_the_two_orders_of_magnitude_claim(tmp_path):
     # H100 at 20 TB/s: ratio 1978.9e12 / (2 * 20e12) = 49, below the prose's "two orders of magnitude"
     text = text.replace('memory.bandwidth = { value = "3.35 TB/s"', 'memory.bandwidth = { value = "20 TB/s"', 1)
     (data / "accelerators.toml").write_text(text)
-    r = _check(ROOT, {"MLSYSIM_DATA_DIR": str(data)})
+    r = _check(ROOT, {"MLSYSIM_DATA_DIR": str(data)}, profile="zh")  # the Chinese book holds only the appendix
     assert r.returncode == 1, r.stdout + r.stderr
     msg = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
     assert "appendix/_cells/serving-ref.qmd" in r.stderr
@@ -35,6 +35,10 @@ def test_faster_memory_breaks_the_two_orders_of_magnitude_claim(tmp_path):
     assert "two orders of magnitude more time than a prompt token, got 49" in r.stderr
     assert re.search(r"serving-ref\.qmd:\d+", r.stderr), msg
     assert "Traceback" not in r.stderr
+    # the English book runs the lecture first; its guard ties the lecture to the appendix's ratio
+    r = _check(ROOT, {"MLSYSIM_DATA_DIR": str(data)}, profile="en")
+    assert r.returncode == 1
+    assert "lectures/_cells/lec19-break-even.qmd" in r.stderr and "295" in r.stderr
 
 
 def _copy_project(dst: Path) -> Path:

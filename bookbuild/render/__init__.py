@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from . import pandoc as P
 from .crossref import (ChapterInfo, Context, build_xref, check_against_manifest, number_book,
                        prefixes_for)
-from .html import OtherProfile, Site, render_site
+from .html import OtherProfile, Site, render_site, source_key
 from .pandoc import RenderError
 from .pdf import render_pdf
 
@@ -121,7 +121,8 @@ def _other_profiles(exec_dir: Path, profile: str) -> list[OtherProfile]:
             other = json.loads(f.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             continue
-        pages = [page_for(e["source"], e.get("executed")) for e in other.get("chapters", [])]
+        pages = {source_key(e["source"]): page_for(e["source"], e.get("executed"))
+                 for e in other.get("chapters", [])}
         out.append(OtherProfile(profile=d.name, lang=str(other.get("lang") or d.name), pages=pages))
     return out
 

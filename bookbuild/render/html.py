@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,11 @@ UI = {
 }
 
 
+def source_key(source: str) -> str:
+    """``appendix/x.zh.qmd`` -> ``appendix/x.qmd``: what a chapter and its translation share."""
+    return re.sub(r"\.[a-z]{2}(?:-[A-Za-z]{2,4})?(?=\.(?:qmd|md|ipynb|rmd)$)", "", source)
+
+
 def ui(lang: str) -> dict:
     return UI.get(lang.split("-")[0], UI["en"])
 
@@ -39,7 +45,7 @@ def ui(lang: str) -> dict:
 class OtherProfile:
     profile: str
     lang: str
-    pages: list[str]       # page of chapter i, relative to that profile's folder
+    pages: dict[str, str]  # language-neutral source key -> page in that profile's folder
 
 
 @dataclass
@@ -140,7 +146,10 @@ def search_records(soup: BeautifulSoup, ch: ChapterInfo) -> list[dict]:
 def lang_links(site: Site, ch: ChapterInfo) -> str:
     out = []
     for o in site.others:
-        page = o.pages[ch.index] if ch.index < len(o.pages) else "index.html"
+        # the same chapter in the other language: same source path without the language
+        # suffix (appendix/x.zh.qmd <-> appendix/x.qmd); a chapter with no translation
+        # links to the other book's start page
+        page = o.pages.get(source_key(ch.source), "index.html")
         href = "../" * ch.page.count("/") + f"../{o.profile}/{page}"
         u = ui(o.lang)
         out.append(f'<a class="lang-switch" href="{html.escape(href)}" hreflang="{o.lang}" '
