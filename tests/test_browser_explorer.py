@@ -135,9 +135,14 @@ def test_roofline_swaps(built_book, page_of):
     assert before != after and "polyline" in after
 
 
-@pytest.mark.xfail(reason="bookbuild does not yet set QUARTO_PROFILE while executing chapters, so the Chinese "
-                          "book's explorer falls back to English labels", strict=False)
 def test_chinese_page_has_chinese_explorer(built_book, page_of):
+    # the build exports QUARTO_PROFILE while a chapter runs, as Quarto does; the explorer reads it
     page = page_of(built_book / "zh" / "appendix" / "inference-cost.zh.html")
     assert page.get_attribute("#mlsysim-explorer", "lang") == "zh"
     assert "屋脊点" in page.inner_text("#mlsysim-explorer")
+    page.select_option("#mlsysim-explorer-accelerator", "H200")
+    page.select_option("#mlsysim-explorer-model", "Llama3_8B")
+    ref = cli_reference("H200", "Llama3_8B")
+    assert read(page, "ridge_flop_per_byte") == shown(ref["ridge_flop_per_byte"], 0)
+    assert read(page, "decode_floor_s") == shown(ref["decode_floor_s"] * 1e3, 1)
+    assert page.external == [] and page.errors == []
