@@ -146,3 +146,28 @@ def test_chinese_page_has_chinese_explorer(built_book, page_of):
     assert read(page, "ridge_flop_per_byte") == shown(ref["ridge_flop_per_byte"], 0)
     assert read(page, "decode_floor_s") == shown(ref["decode_floor_s"] * 1e3, 1)
     assert page.external == [] and page.errors == []
+
+
+@pytest.mark.parametrize("lang, page_path, other, table_words", [
+    ("en", "en/appendix/inference-cost.html", "zh/appendix/inference-cost.zh.html", ("Ridge point", "Decode floor")),
+    ("zh", "zh/appendix/inference-cost.zh.html", "en/appendix/inference-cost.html", ("屋脊点", "解码")),
+])
+def test_what_a_reader_sees_on_the_appendix_page(built_book, page_of, lang, page_path, other, table_words):
+    """The reference-values table with the seed's numbers, a numbered equation, and the language switch."""
+    page = page_of(built_book / page_path)
+    table = page.locator("table#tbl-appdx-hardware-constants")  # the reference values table
+    text = table.inner_text()
+    for word in table_words:
+        assert word in text
+    for value in ("70.6", "3.35", "1,979", "591", "21.1", "71", "327,680", "526.0", "80 GB"):  # seed values
+        assert value in text, value
+    # equations are MathML that the browser lays out, with Quarto's numbers (A.1) ...
+    assert page.locator("math").count() > 10
+    assert page.locator("math").first.bounding_box()["width"] > 10
+    assert "(A.3)" in page.inner_text("body")
+    # ... and the language switch leads to the same chapter in the other book
+    switch = page.locator("a.lang-switch")
+    assert switch.count() == 1
+    switch.click()
+    page.wait_for_load_state()
+    assert page.url.endswith(other)
