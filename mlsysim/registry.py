@@ -209,7 +209,11 @@ class _Loader:
             raise RegistryError(f"{self.where(file, entry, fld)}: {text!r} has no unit; write it as a string with "
                                 f"its unit, e.g. \"3.35 TB/s\" or \"80 GiB\"")
         try:
-            q = Q_(text)
+            num, _, unit = text.strip().partition(" ")
+            try:  # "3.35 TB/s": a number and a unit (pint caches parsed units, so this is fast)
+                q = Q_(float(num), unit.strip() or "dimensionless")
+            except ValueError:  # anything else goes through pint's expression parser
+                q = Q_(text)
         except Exception as exc:  # pint raises several kinds
             raise RegistryError(f"{self.where(file, entry, fld)}: cannot parse {text!r} as a quantity ({exc})") from None
         want = _DIMS[kind]
