@@ -33,8 +33,9 @@ def main() -> None:
     a = ap.parse_args()
     py = sys.executable
     rows = {
-        "python startup (baseline)": _time([py, "-c", "pass"], 5),
-        "import mlsysim": _time([py, "-c", "import mlsysim"], 5),
+        "python startup (baseline)": _time([py, "-c", "pass"], 9),
+        "import pint (the floor under mlsysim)": _time([py, "-c", "import pint"], 9),
+        "import mlsysim": _time([py, "-c", "import mlsysim"], 9),
         "from mlsysim import * + registry use": _time([py, "-c", "from mlsysim import *; Hardware.Cloud.H100.memory.bandwidth"], 5),
         "python -m mlsysim reference": _time([py, "-m", "mlsysim", "reference"], 3),
         "bookbuild check (both languages)": _time([py, "-m", "bookbuild", "check", "--profile", "all"]),
