@@ -267,7 +267,16 @@ APPENDIX_FIGURES = ("roofline", "prefill", "batch", "kv-designs", "queueing-knee
 def write_appendix_figures(out_dir, accel=None, model=None, precision: str = REFERENCE_PRECISION, *,
                            kv_bytes: float = REFERENCE_KV_BYTES, context: int = REFERENCE_CONTEXT,
                            ca2: float = KNEE_CA2, cs2: float = KNEE_CS2) -> dict:
-    """Draw the five appendix figures and write ``out_dir/<name>.svg``; returns name -> (path, data)."""
+    """Draw the five appendix figures and write ``out_dir/<name>.svg``; returns name -> (path, data).
+
+    Both books include the same figure cell; within one process (one build of both profiles) the
+    second call with the same inputs reuses the first one's drawing when the files are still there.
+    """
+    key = (str(Path(out_dir).resolve()), getattr(accel, "name", accel), getattr(model, "name", model), precision,
+           kv_bytes, context, ca2, cs2)
+    done = _DRAWN.get(key)
+    if done is not None and all(path.exists() for path, _ in done.values()):
+        return done
     builders = {
         "roofline": lambda: roofline_figure(accel, model, precision, prompt_tokens=context),
         "prefill": lambda: prefill_figure(accel, model, precision),
@@ -279,7 +288,11 @@ def write_appendix_figures(out_dir, accel=None, model=None, precision: str = REF
     for name in APPENDIX_FIGURES:
         fig, data = builders[name]()
         out[name] = (save_svg(fig, Path(out_dir) / f"{name}.svg"), data)
+    _DRAWN[key] = out
     return out
+
+
+_DRAWN: dict = {}
 
 
 __all__ = ["roofline_figure", "prefill_figure", "batch_figure", "kv_design_figure", "queueing_figure",
