@@ -90,7 +90,8 @@ def _cmd_show(name: str, out) -> None:
                   "head_dim", "vocab_size", "context_length", "experts", "experts_per_token"):
             v = getattr(e, f)
             if v is not None:
-                out.write(f"  {f}: {v:,.0f}\n" if hasattr(v, 'units') is False else f"  {f}: {v.to('count').magnitude:,.0f}\n")
+                n = v.to("count").magnitude if hasattr(v, "units") else v
+                out.write(f"  {f}: {n:,.0f}\n")
         out.write(f"  parameters from geometry: {e.parameters_from_geometry:,}\n")
         out.write(f"  source: {e.source.title} <{e.source.url}>\n")
     elif isinstance(e, Node):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 
 from .errors import MlsysimError
-from .units import GiB, KiB, MiB, TiB, ureg
+from .units import GiB, KiB, MiB, TiB
 
 #: the largest relative error a display may introduce
 MAX_DISPLAY_ERROR = 0.05

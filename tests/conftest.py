@@ -1,10 +1,32 @@
 """Shared fixtures: the executed appendix in both languages (executed once per test session)."""
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT.parent / "shared" / "seeds"
+
+
+FIXTURE_BOOK = Path(__file__).parent / "fixtures" / "book"
+
+
+def copy_with_edits(src: Path, dst: Path, edits=None, ignore=("_build", "__pycache__")) -> Path:
+    """Copy ``src`` to ``dst`` and apply ``{relative path: (old, new)}`` (each ``old`` must be there)."""
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(*ignore))
+    for rel, (old, new) in (edits or {}).items():
+        p = dst / rel
+        text = p.read_text(encoding="utf-8")
+        assert old in text, (rel, old)
+        p.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return dst
+
+
+def book_copy(tmp_path, edits=None, name="book") -> Path:
+    """A private copy of the mlsysim-free fixture book, with edits applied."""
+    sys.modules.pop("stubsim", None)  # each copy imports its own stub
+    return copy_with_edits(FIXTURE_BOOK, tmp_path / name, edits)
 
 
 def seed_text(name: str) -> str:

@@ -1,6 +1,5 @@
 """The whole check: python -m bookbuild check, verification failures, determinism."""
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,22 +9,12 @@ import pytest
 from bookbuild.__main__ import check_book, main
 from bookbuild.errors import BuildFailed, CitationError, LintError, UnusedStrError, XrefError
 
-FIX = Path(__file__).parent / "fixtures" / "book"
+from conftest import book_copy
 CELL = "appendix/_cells/ref.qmd"
 CHAPTER = "appendix/ref.qmd"
 REPO = Path(__file__).resolve().parents[1]
 
 
-def book_copy(tmp_path, edits=None, name="book"):
-    sys.modules.pop("stubsim", None)
-    root = tmp_path / name
-    shutil.copytree(FIX, root, ignore=shutil.ignore_patterns("_build", "__pycache__"))
-    for rel, (old, new) in (edits or {}).items():
-        p = root / rel
-        text = p.read_text(encoding="utf-8")
-        assert old in text, (rel, old)
-        p.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return root
 
 
 def failures(root, profiles=("en", "zh")):

@@ -1,28 +1,15 @@
 """bookbuild.execute: includes, chunks, options, inline values, precise errors."""
-import shutil
-import sys
-from pathlib import Path
 
 import pytest
 
 from bookbuild.errors import CellError, GuardFailure, IncludeError, InlineError
 from bookbuild.execute import execute_chapter, static_facts
 
-FIX = Path(__file__).parent / "fixtures" / "book"
+from conftest import book_copy
 CELL = "appendix/_cells/ref.qmd"
 CHAPTER = "appendix/ref.qmd"
 
 
-def book_copy(tmp_path, edits=None):
-    sys.modules.pop("stubsim", None)  # each copy imports its own stub
-    root = tmp_path / "book"
-    shutil.copytree(FIX, root, ignore=shutil.ignore_patterns("_build", "__pycache__"))
-    for rel, (old, new) in (edits or {}).items():
-        p = root / rel
-        text = p.read_text(encoding="utf-8")
-        assert old in text, (rel, old)
-        p.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return root
 
 
 def run(root, rel=CHAPTER):

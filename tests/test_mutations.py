@@ -1,14 +1,12 @@
 """Breaking the model breaks the build: the check fails naming the guard, its cell file and line."""
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
-from conftest import ROOT
+from conftest import ROOT, copy_with_edits
 
 DATA = ROOT / "mlsysim" / "data"
 
@@ -21,12 +19,9 @@ def _check(root: Path, env_extra=None, profile="en"):
 
 
 def test_faster_memory_breaks_the_two_orders_of_magnitude_claim(tmp_path):
-    data = tmp_path / "data"
-    shutil.copytree(DATA, data)
-    text = (data / "accelerators.toml").read_text()
     # H100 at 20 TB/s: ratio 1978.9e12 / (2 * 20e12) = 49, below the prose's "two orders of magnitude"
-    text = text.replace('memory.bandwidth = { value = "3.35 TB/s"', 'memory.bandwidth = { value = "20 TB/s"', 1)
-    (data / "accelerators.toml").write_text(text)
+    data = copy_with_edits(DATA, tmp_path / "data", {"accelerators.toml": (
+        'memory.bandwidth = { value = "3.35 TB/s"', 'memory.bandwidth = { value = "20 TB/s"')})
     r = _check(ROOT, {"MLSYSIM_DATA_DIR": str(data)}, profile="zh")  # the Chinese book holds only the appendix
     assert r.returncode == 1, r.stdout + r.stderr
     msg = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
@@ -41,18 +36,10 @@ def test_faster_memory_breaks_the_two_orders_of_magnitude_claim(tmp_path):
     assert "lectures/_cells/lec19-break-even.qmd" in r.stderr and "295" in r.stderr
 
 
-def _copy_project(dst: Path) -> Path:
-    ignore = shutil.ignore_patterns("_build", "_book", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info")
-    shutil.copytree(ROOT, dst, ignore=ignore)
-    return dst
-
-
 def test_shorter_agent_context_breaks_the_concurrency_guard(tmp_path):
-    root = _copy_project(tmp_path / "book")
-    cell = root / "appendix" / "_cells" / "serving-ref.qmd"
-    text = cell.read_text()
-    assert "s_agent = 32_768" in text
-    cell.write_text(text.replace("s_agent = 32_768", "s_agent = 16_384", 1))
+    root = copy_with_edits(ROOT, tmp_path / "book",
+                           {"appendix/_cells/serving-ref.qmd": ("s_agent = 32_768", "s_agent = 16_384")},
+                           ignore=("_build", "_book", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info"))
     r = _check(root)
     assert r.returncode == 1
     assert "Node concurrency at 32k must match the KV chapter (48), got 97" in r.stderr
@@ -60,10 +47,8 @@ def test_shorter_agent_context_breaks_the_concurrency_guard(tmp_path):
 
 
 def test_a_bad_registry_unit_stops_the_build_naming_the_entry(tmp_path):
-    data = tmp_path / "data"
-    shutil.copytree(DATA, data)
-    text = (data / "models.toml").read_text().replace('parameters = "70.6e9 count"', 'parameters = "70.6e9 byte"', 1)
-    (data / "models.toml").write_text(text)
+    data = copy_with_edits(DATA, tmp_path / "data",
+                           {"models.toml": ('parameters = "70.6e9 count"', 'parameters = "70.6e9 byte"')})
     r = _check(ROOT, {"MLSYSIM_DATA_DIR": str(data)})
     assert r.returncode == 1
     assert "[Llama3_70B] parameters" in r.stderr and "Traceback" not in r.stderr
