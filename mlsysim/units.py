@@ -7,17 +7,32 @@ confused with a bandwidth in byte/s.
 """
 from __future__ import annotations
 
-import warnings
+import os
+from pathlib import Path
 
 import pint
 
-# pint's default registry makes ``bit`` dimensionless, so a byte count would pass where a parameter
-# count is meant. Information gets its own dimension here (pint warns about the redefinition).
-ureg = pint.UnitRegistry(cache_folder=":auto:", on_redefinition="warn")
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    ureg.define("bit = [information]")
-ureg.define("flop = [computation] = FLOP")
+_DEFINITIONS = Path(__file__).parent / "data" / "units.txt"
+
+
+def _build_registry() -> pint.UnitRegistry:
+    """pint's default definitions, then ours, then the dimension cache: one pass.
+
+    pint's disk cache (``cache_folder=":auto:"``) is used only for parsing the definition files,
+    keyed by their content; the registry's dimension cache is always built here, in-process,
+    after every definition is in, so an empty, warm or disabled cache gives the same registry.
+    ``MLSYSIM_UNIT_CACHE=off`` turns pint's disk cache off altogether.
+    """
+    cache = None if os.environ.get("MLSYSIM_UNIT_CACHE") == "off" else ":auto:"
+    reg = pint.UnitRegistry(None, cache_folder=cache, on_redefinition="ignore")
+    reg.load_definitions(Path(pint.__file__).parent / "default_en.txt")
+    reg.load_definitions(_DEFINITIONS)
+    reg._build_cache()  # noqa: SLF001 - pint builds it once in __init__; ours must come after our file
+    reg._on_redefinition = "raise"  # noqa: SLF001 - later code may not redefine a unit silently
+    return reg
+
+
+ureg = _build_registry()
 Q_ = ureg.Quantity
 
 byte = ureg.byte

@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-python3 -m bookbuild render --profile all "$@"
+.venv/bin/python -m bookbuild render --profile all "$@"

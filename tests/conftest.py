@@ -1,12 +1,13 @@
 """Shared fixtures: the executed appendix in both languages (executed once per test session)."""
 import shutil
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = ROOT.parent / "shared" / "seeds"
+GOLDEN = Path(__file__).parent / "golden"
 
 
 FIXTURE_BOOK = Path(__file__).parent / "fixtures" / "book"
@@ -29,12 +30,10 @@ def book_copy(tmp_path, edits=None, name="book") -> Path:
     return copy_with_edits(FIXTURE_BOOK, tmp_path / name, edits)
 
 
-def seed_text(name: str) -> str:
-    """A seed document. The seeds live beside the project (../shared/seeds); CI copies them there too."""
-    path = SEEDS / name
-    if not path.is_file():
-        raise FileNotFoundError(f"seed {path} is missing: the golden tests read their expected numbers from it")
-    return path.read_text(encoding="utf-8")
+def golden(name: str) -> dict:
+    """Expected values copied from the seed documents into ``tests/golden/<name>.toml`` (each file
+    says where its values were typed from). The project never reads outside its own tree."""
+    return tomllib.loads((GOLDEN / f"{name}.toml").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

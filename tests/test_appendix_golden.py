@@ -1,14 +1,14 @@
 """The executed appendix shows the seeds' numbers, in both languages, and the two quote the same values.
 
-Expected values come from the seed documents (read from ../shared/seeds) or are typed here from them;
-none comes from the code under test.
+Expected values come from the seed documents, copied into the project as data (tests/golden/) or
+typed here from them; none comes from the code under test.
 """
 import re
 from collections import Counter
 
 import pytest
 
-from conftest import seed_text
+from conftest import golden
 
 # The one attribute whose value differs by language: "70-billion" vs "700 亿" (亿 = 10^8).
 LOCALIZED = {"ServingRef.params_class_b_str": "ServingRef.params_class_yi_str"}
@@ -33,8 +33,8 @@ def _numbers(text: str) -> Counter:
 
 
 def test_every_number_of_the_chinese_seed_is_in_the_executed_chinese_chapter(executed_appendix):
-    seed = _numbers(seed_text("001_0a9a602d4127389c.txt"))
-    assert sum(seed.values()) > 90  # the seed's prose prints about a hundred numbers
+    seed = Counter(golden("appendix_zh_seed_numbers")["count"])
+    assert sum(seed.values()) == 96  # the seed's prose prints about a hundred numbers
     ours = _numbers(executed_appendix["zh"].markdown)
     missing = {n: c - ours[n] for n, c in seed.items() if ours[n] < c}
     assert not missing, f"numbers the Chinese seed prints that the executed chapter lacks (count short): {missing}"
