@@ -134,8 +134,12 @@ def _summary(cp: CheckedProfile) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "compare-render":
+        return compare_main(argv[1:])
     ap = argparse.ArgumentParser(prog="python -m bookbuild")
-    ap.add_argument("command", choices=["check", "render"])
+    ap.add_argument("command", choices=["check", "render", "compare-render"])
     ap.add_argument("--profile", default=None, help="en | zh | all (default: the project's default)")
     ap.add_argument("--root", default=".", type=Path)
     args = ap.parse_args(argv)
@@ -172,6 +176,47 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             print(f"{cp.book.profile}: rendered -> {cp.book.output_dir.as_posix()}")
     return 0
+
+
+def compare_main(argv: list[str]) -> int:
+    """``compare-render OTHER_BOOK_DIR``: our rendered pages against another rendering (Quarto's)."""
+    from .compare import INFORMATIONAL, compare_books
+    ap = argparse.ArgumentParser(prog="python -m bookbuild compare-render",
+                                 description="Compare our _book with another rendering of the same "
+                                             "sources (e.g. Quarto's _book), page by page.")
+    ap.add_argument("other", type=Path, help="the other book folder (holding en/ and zh/, or one language)")
+    ap.add_argument("--profile", default="all", help="en | zh | all (default: all)")
+    ap.add_argument("--ours", type=Path, default=None, help="our book folder (default: <root>/_book)")
+    ap.add_argument("--root", default=".", type=Path)
+    args = ap.parse_args(argv)
+    root = args.root.resolve()
+    ours = (args.ours or root / "_book").resolve()
+    other = args.other.resolve()
+    same = True
+    for name in _profiles_arg(root, args.profile):
+        try:
+            book = load_book(root, name)
+        except BuildError as e:
+            print(e.format(), file=sys.stderr)
+            return 1
+        sub = book.output_dir.name
+        mine, theirs = ours / sub, (other / sub if (other / sub).is_dir() else other)
+        if not mine.is_dir():
+            print(f"bookbuild: {mine} does not exist: run python -m bookbuild render first", file=sys.stderr)
+            return 1
+        chapters = [{"source": ch.path.as_posix()} for ch in book.chapters]
+        cmp = compare_books(mine, theirs, chapters, list(book.crossref.values()))
+        counts = ", ".join(f"{v} {k}" for k, v in cmp.counts.items())
+        print(f"{name}: {len(cmp.pages)} pages compared ({counts}) against {theirs}")
+        for m in cmp.missing:
+            print(f"  {m}")
+        for d in cmp.diffs:
+            note = " (expected: the tools differ here)" if d.category in INFORMATIONAL else ""
+            print(f"  {d.format()}{note}")
+        if cmp.same:
+            print(f"{name}: same headings, cross-references, captions, equation numbers and numbers")
+        same = same and cmp.same
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

@@ -15,13 +15,46 @@ import yaml
 
 from .errors import ConfigError
 
-#: cross-reference words Quarto would write, by language (zh words as this book uses them)
-DEFAULT_CROSSREF = {
-    "en": {"sec": "Section", "tbl": "Table", "eq": "Equation", "fig": "Figure",
-           "chapter": "Chapter", "appendix": "Appendix"},
-    "zh": {"sec": "节", "tbl": "表", "eq": "公式", "fig": "图",
-           "chapter": "章", "appendix": "附录"},
-}
+#: which key of Quarto's ``language:`` table names each cross-reference kind's word
+LANGUAGE_KEYS = {"fig": "crossref-fig-title", "tbl": "crossref-tbl-title", "eq": "crossref-eq-prefix",
+                 "sec": "crossref-sec-prefix", "chapter": "crossref-ch-prefix",
+                 "appendix": "crossref-apx-prefix"}
+#: the kinds whose word ``crossref: <kind>-prefix`` sets in a Quarto 1.7 book (not sec/chapter/appendix)
+CROSSREF_PREFIX_KINDS = ("fig", "tbl", "eq")
+
+
+def quarto_language_defaults(lang: str) -> dict[str, str]:
+    """Quarto 1.7.34's default words for ``lang`` (``bookbuild/quarto_language.toml``)."""
+    import tomllib
+    table = tomllib.loads((Path(__file__).parent / "quarto_language.toml").read_text(encoding="utf-8"))
+    return dict(table.get(lang.split("-")[0]) or table["en"])
+
+
+def crossref_words(meta: dict[str, Any], lang: str, src: str = "_quarto.yml") -> dict[str, str]:
+    """kind -> word, resolved the way Quarto 1.7 resolves it in a book project.
+
+    ``crossref: fig/tbl/eq-prefix`` first, then the ``language:`` table of the project, then
+    Quarto's defaults for ``lang``. ``crossref: sec-prefix`` is refused: Quarto 1.7 ignores it in a
+    book (it reads ``language: crossref-sec-prefix``), so accepting it would make the two builds
+    disagree.
+    """
+    language = dict(quarto_language_defaults(lang))
+    given = meta.get("language") or {}
+    if isinstance(given, dict):
+        language.update({str(k): str(v) for k, v in given.items()})
+    words = {kind: language[key] for kind, key in LANGUAGE_KEYS.items() if key in language}
+    cr = meta.get("crossref") or {}
+    if isinstance(cr, dict):
+        for k, v in cr.items():
+            kind = str(k)[: -len("-prefix")] if str(k).endswith("-prefix") else None
+            if k in ("appendix-title", "chapter-title"):   # Quarto's crossref options for the headings
+                words[str(k)[: -len("-title")]] = str(v)
+            elif kind in CROSSREF_PREFIX_KINDS:
+                words[kind] = str(v)
+            elif kind is not None:
+                raise ConfigError(src, None, f"crossref: {k} is ignored by Quarto in a book project; "
+                                             f"set language: {LANGUAGE_KEYS.get(kind, 'crossref-' + kind + '-prefix')} instead")
+    return words
 
 
 @dataclass(frozen=True)
@@ -174,16 +207,7 @@ def load_book(root: Path, profile: str | None = None) -> Book:
     for b in bibs:
         if not (root / b).is_file():
             raise ConfigError(src, None, f"bibliography {b.as_posix()} does not exist")
-    prefixes = dict(DEFAULT_CROSSREF.get(lang.split("-")[0], DEFAULT_CROSSREF["en"]))
-    cr = meta.get("crossref") or {}
-    if isinstance(cr, dict):
-        for k, v in cr.items():
-            if k.endswith("-prefix"):
-                prefixes[k[: -len("-prefix")]] = str(v)
-            elif k == "appendix-title":
-                prefixes["appendix"] = str(v)
-            elif k == "chapter-title":
-                prefixes["chapter"] = str(v)
+    prefixes = crossref_words(meta, lang, src)
     project = meta.get("project") or {}
     out_dir = Path(str(project.get("output-dir") or "_book"))
     return Book(root=root, profile=profile, lang=lang, title=str(book.get("title") or ""),

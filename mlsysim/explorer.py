@@ -398,7 +398,7 @@ def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, da
         f"</div>"
         f'<p id="mlsysim-explorer-status" class="mx-status" aria-live="polite"></p>'
         f'<div class="mx-body">'
-        f'<table id="mlsysim-explorer-table"><caption>{esc(t["caption"].format(kv=fmt_int(data["kv_bytes"]), ctx=ctx, reserve=fmt_int(DEFAULT_RESERVE.to("GB").magnitude)))}</caption>'
+        f'<table id="mlsysim-explorer-table" data-quarto-disable-processing="true"><caption>{esc(t["caption"].format(kv=fmt_int(data["kv_bytes"]), ctx=ctx, reserve=fmt_int(DEFAULT_RESERVE.to("GB").magnitude)))}</caption>'
         f'<thead><tr><th>{esc(t["quantity"])}</th><th>{esc(t["symbol"])}</th><th>{esc(t["value"])}</th>'
         f'<th>{esc(t["unit"])}</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
         f'<figure id="mlsysim-explorer-roofline">{svg}'

@@ -42,7 +42,8 @@ def test_profile_lists_append_like_quarto(tmp_path):
     assert [c.appendix for c in book.chapters] == [False, False, True]
     assert [b.as_posix() for b in book.bibliography] == ["a.bib", "b.bib"]
     assert book.output_dir.as_posix() == "_book/zh"
-    assert book.crossref["sec"] == "节" and book.crossref["eq"] == "公式"
+    # no overrides: Quarto 1.7.34's zh words (_language-zh.yml: 小节, 式, 附录)
+    assert book.crossref["sec"] == "小节" and book.crossref["eq"] == "式" and book.crossref["appendix"] == "附录"
     en = load_book(root, "en")
     assert [c.path.as_posix() for c in en.chapters] == ["index.qmd", "e.qmd"]
     assert en.crossref["tbl"] == "Table"
@@ -58,6 +59,25 @@ def test_parts_and_crossref_overrides(tmp_path):
     book = load_book(root, "en")
     assert [(c.path.as_posix(), c.part) for c in book.chapters] == [("index.qmd", None), ("a.qmd", "Basics")]
     assert book.crossref["eq"] == "Eq." and book.crossref["appendix"] == "Annex"
+
+
+def test_crossref_words_are_read_where_quarto_reads_them(tmp_path):
+    root = write(tmp_path, {
+        "_quarto.yml": "profile: {default: zh}\n",
+        "_quarto-zh.yml": "lang: zh\ncrossref: {fig-prefix: 图, eq-prefix: 公式}\n"
+                          "language: {crossref-sec-prefix: 节, crossref-tbl-title: 表格}\n"
+                          "book: {chapters: [index.qmd]}\n",
+        "index.qmd": "# I\n",
+    })
+    book = load_book(root, "zh")
+    assert book.crossref["sec"] == "节"          # language: crossref-sec-prefix (the key Quarto 1.7 reads)
+    assert book.crossref["tbl"] == "表格"        # language: crossref-tbl-title
+    assert book.crossref["eq"] == "公式" and book.crossref["fig"] == "图"   # crossref: X-prefix
+    (root / "_quarto-zh.yml").write_text("lang: zh\ncrossref: {sec-prefix: 节}\nbook: {chapters: [index.qmd]}\n",
+                                         encoding="utf-8")
+    # Quarto 1.7 ignores crossref: sec-prefix in a book (its pages said "小节"): refused, naming the key to use
+    with pytest.raises(ConfigError, match="language: crossref-sec-prefix"):
+        load_book(root, "zh")
 
 
 def test_fixture_profiles_and_missing_chapter(tmp_path):

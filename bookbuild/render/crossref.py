@@ -33,16 +33,12 @@ KINDS = ("sec", "tbl", "eq", "fig")
 XREF_RE = re.compile(r"^([Ss]ec|[Tt]bl|[Ee]q|[Ff]ig)-")
 EQ_LABEL_RE = re.compile(r"^\{#(eq-[^\s{}]+)\}$")
 
-DEFAULT_PREFIXES = {
-    "en": {"sec": "Section", "tbl": "Table", "eq": "Equation", "fig": "Figure",
-           "chapter": "Chapter", "appendix": "Appendix"},
-    "zh": {"sec": "节", "tbl": "表", "eq": "公式", "fig": "图",
-           "chapter": "章", "appendix": "附录"},
-}
-
-
 def prefixes_for(lang: str, given: dict | None) -> dict:
-    base = dict(DEFAULT_PREFIXES.get(lang.split("-")[0], DEFAULT_PREFIXES["en"]))
+    """The manifest's cross-reference words (resolved by ``bookbuild.project``, as Quarto does),
+    over Quarto's defaults for ``lang``."""
+    from ..project import LANGUAGE_KEYS, quarto_language_defaults
+    defaults = quarto_language_defaults(lang)
+    base = {kind: defaults[key] for kind, key in LANGUAGE_KEYS.items()}
     base.update({k: v for k, v in (given or {}).items() if isinstance(v, str)})
     return base
 

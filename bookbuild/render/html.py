@@ -169,6 +169,9 @@ def page_html(site: Site, ch: ChapterInfo, body: str, toc: str) -> str:
     root = "../" * ch.page.count("/")
     prev_ = site.chapters[ch.index - 1] if ch.index > 0 else None
     next_ = site.chapters[ch.index + 1] if ch.index + 1 < len(site.chapters) else None
+    # the book's title heads its first page, as Quarto's title block does
+    title_block = (f'<header class="book-title-block"><h1 class="title">{html.escape(site.title)}</h1></header>\n'
+                   if ch.page == "index.html" and site.title else "")
     pager = []
     if prev_:
         pager.append(f'<a class="pager-prev" rel="prev" href="{html.escape(relpath(prev_.page, ch.page))}">'
@@ -213,7 +216,7 @@ def page_html(site: Site, ch: ChapterInfo, body: str, toc: str) -> str:
 </ul>
 </nav>
 <main id="content" class="content">
-<article class="chapter">
+{title_block}<article class="chapter">
 {body}
 </article>
 <nav class="pager">

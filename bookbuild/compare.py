@@ -1,0 +1,242 @@
+"""Compare two renderings of the same book page by page (ours and Quarto's ``_book``).
+
+``python -m bookbuild compare-render OTHER_BOOK_DIR [--profile en|zh|all] [--ours DIR]``
+
+For every chapter of the profile, the page each tool wrote is reduced to what a reader checks:
+
+- ``headings``: chapter and section headings with their numbers ("A.1 Why Output Costs ...")
+- ``xrefs``: the text of every cross-reference link ("Section A.6", "表 A.1")
+- ``captions``: the numbered labels of figures and tables ("Figure A.1", "Table A.2")
+- ``equations``: equation numbers ("(A.3)")
+- ``numbers``: every number in the page's visible text, math included
+
+Only the page's main content counts (navigation, sidebars, scripts and styles are left out), so
+what the two tools are expected to do differently (our language switch, search, the explorer's
+script) does not show. The report lists, per page and category, what only one side has.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path, PurePosixPath
+
+CATEGORIES = ("headings", "xrefs", "captions", "equations", "numbers", "bibliography")
+#: what the two tools may render differently: the bibliography follows each pandoc's default CSL
+#: (Quarto 1.7.34 bundles pandoc 3.6; pandoc 3.7+ updated its Chicago style: no page range when a
+#: DOI is given) and our pages give it a "References" heading where Quarto's book shows none
+INFORMATIONAL = ("bibliography",)
+NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?")
+EQ_NUMBER = re.compile(r"\(([A-Z]?\.?\d+(?:\.\d+)*)\)")
+SKIP = {"script", "style", "nav", "noscript", "template", "button", "select", "option", "annotation"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.replace("\u00a0", " ").replace("\u2009", " ").replace("\u202f", " ").split())
+
+
+@dataclass
+class PageFacts:
+    headings: list[str] = field(default_factory=list)
+    xrefs: list[str] = field(default_factory=list)
+    captions: list[str] = field(default_factory=list)
+    equations: list[str] = field(default_factory=list)
+    numbers: list[str] = field(default_factory=list)
+    bibliography: list[str] = field(default_factory=list)
+
+
+class _Reader(HTMLParser):
+    """Collects the facts of the page's <main> element."""
+
+    def __init__(self, words: list[str]):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, dict]] = []
+        self.in_main = 0
+        self.skip = 0
+        self.facts = PageFacts()
+        self.text: list[str] = []
+        self._heading: list[str] | None = None
+        self._xref: list[str] | None = None
+        self._caption: list[str] | None = None
+        self._math = 0
+        self._math_text: list[str] = []
+        self._bib = 0
+        self.bib_text: list[str] = []
+        w = "|".join(re.escape(x) for x in sorted(words, key=len, reverse=True) if x)
+        self.label_re = re.compile(rf"(?:{w})\s?[A-Z]?\.?\d+(?:\.\d+)*") if w else None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in VOID:
+            return
+        self.stack.append((tag, a))
+        if tag == "main":
+            self.in_main += 1
+        if not self.in_main:
+            return
+        cls = a.get("class") or ""
+        if tag in SKIP or "quarto-title-meta" in cls or a.get("aria-hidden") == "true" \
+                or "sidebar" in cls or a.get("id") in ("TOC", "toc"):
+            self.skip += 1
+        elif re.fullmatch(r"h[1-4]", tag) and a.get("id") != "toc-title":
+            self._heading = []
+        elif tag == "a" and "quarto-xref" in cls:
+            self._xref = []
+        elif tag in ("figcaption", "caption"):
+            self._caption = []
+        elif tag == "math":
+            self._math += 1
+        if "csl-entry" in cls or (re.fullmatch(r"h[1-4]", tag) and a.get("id") == "references"):
+            self._bib += 1
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        while self.stack:
+            t, a = self.stack.pop()
+            self._close(t, a)
+            if t == tag:
+                break
+
+    def _close(self, tag, a):
+        cls = a.get("class") or ""
+        if tag == "main":
+            self.in_main -= 1
+            return
+        if not self.in_main:
+            return
+        if "csl-entry" in cls or (re.fullmatch(r"h[1-4]", tag) and a.get("id") == "references"):
+            self._bib -= 1
+            if tag != "div":
+                self._heading = None
+                self.bib_text.append("[heading]")
+            return
+        if tag in SKIP or "quarto-title-meta" in cls or a.get("aria-hidden") == "true" \
+                or "sidebar" in cls or a.get("id") in ("TOC", "toc"):
+            self.skip -= 1
+        elif re.fullmatch(r"h[1-4]", tag) and self._heading is not None:
+            h = _norm("".join(self._heading))
+            if h:
+                self.facts.headings.append(h)
+            self._heading = None
+        elif tag == "a" and self._xref is not None:
+            self.facts.xrefs.append(_norm("".join(self._xref)))
+            self._xref = None
+        elif tag in ("figcaption", "caption") and self._caption is not None:
+            c = _norm("".join(self._caption))
+            m = self.label_re.match(c) if self.label_re else None
+            if m:
+                self.facts.captions.append(_norm(m.group(0)))
+            self._caption = None
+        elif tag == "math":
+            self._math -= 1
+            if self._math == 0:
+                s = _norm(" ".join(self._math_text))
+                self.facts.equations += [m.group(0) for m in EQ_NUMBER.finditer(s.replace(" ", ""))
+                                         if re.search(r"\d", m.group(1)) and "." in m.group(1)]
+                self._math_text = []
+
+    def handle_data(self, data):
+        if not self.in_main or self.skip:
+            return
+        if self._bib:
+            self.bib_text.append(data)
+            return
+        for buf in (self._heading, self._xref, self._caption):
+            if buf is not None:
+                buf.append(data)
+        if self._math:
+            self._math_text.append(data)
+        self.text.append(data)
+
+
+def page_facts(html: str, words: list[str]) -> PageFacts:
+    r = _Reader(words)
+    r.feed(html)
+    r.close()
+    text = _norm(" ".join(r.text))
+    r.facts.numbers = NUMBER.findall(text)
+    r.facts.bibliography = NUMBER.findall(_norm(" ".join(r.bib_text)))
+    # equation numbers written outside MathML (our pandoc pages put them in a span)
+    if not r.facts.equations:
+        r.facts.equations = [m.group(0) for m in re.finditer(r"\(([A-Z]\.\d+|\d+\.\d+)\)", text)]
+    return r.facts
+
+
+@dataclass
+class PageDiff:
+    page: str
+    category: str
+    only_ours: list[str]
+    only_other: list[str]
+
+    def format(self) -> str:
+        def show(xs):
+            return ", ".join(repr(x) for x in xs[:12]) + (f" … (+{len(xs) - 12})" if len(xs) > 12 else "")
+        parts = []
+        if self.only_ours:
+            parts.append(f"only in ours: {show(self.only_ours)}")
+        if self.only_other:
+            parts.append(f"only in the other: {show(self.only_other)}")
+        return f"{self.page}: {self.category}: " + "; ".join(parts)
+
+
+def _multiset_diff(a: list[str], b: list[str]) -> tuple[list[str], list[str]]:
+    ca, cb = Counter(a), Counter(b)
+    return sorted((ca - cb).elements()), sorted((cb - ca).elements())
+
+
+def compare_pages(ours: str, other: str, words: list[str], page: str) -> list[PageDiff]:
+    fa, fb = page_facts(ours, words), page_facts(other, words)
+    out = []
+    for cat in CATEGORIES:
+        x, y = _multiset_diff(getattr(fa, cat), getattr(fb, cat))
+        if x or y:
+            out.append(PageDiff(page, cat, x, y))
+    return out
+
+
+def other_page(other_dir: Path, source: str, ours_page: str) -> Path | None:
+    """Quarto names a chapter's page after its source; fall back to our page name."""
+    for cand in (PurePosixPath(source).with_suffix(".html").as_posix(), ours_page):
+        p = other_dir / cand
+        if p.is_file():
+            return p
+    return None
+
+
+@dataclass
+class Comparison:
+    pages: list[str]
+    diffs: list[PageDiff]
+    missing: list[str]
+    counts: dict[str, int]
+
+    @property
+    def same(self) -> bool:
+        """No page missing and no difference outside the informational categories."""
+        return not self.missing and all(d.category in INFORMATIONAL for d in self.diffs)
+
+
+def compare_books(ours_dir: Path, other_dir: Path, chapters: list[dict], words: list[str]) -> Comparison:
+    """``chapters``: the book.json chapter entries (``source``), in order."""
+    from .render import page_for
+    diffs, missing, pages = [], [], []
+    counts = Counter()
+    for e in chapters:
+        mine = page_for(e["source"], e.get("executed"))
+        a = ours_dir / mine
+        b = other_page(other_dir, e["source"], mine)
+        if not a.is_file() or b is None:
+            missing.append(f"{e['source']}: page missing in {'ours' if not a.is_file() else 'the other'}")
+            continue
+        pages.append(mine)
+        ta, tb = a.read_text(encoding="utf-8"), b.read_text(encoding="utf-8")
+        facts = page_facts(ta, words)
+        for cat in CATEGORIES:
+            counts[cat] += len(getattr(facts, cat))
+        diffs += compare_pages(ta, tb, words, mine)
+    return Comparison(pages, diffs, missing, dict(counts))
