@@ -2,7 +2,8 @@
 semantics, number cross-references, verify, and (``bookbuild.render``) render.
 
     python -m bookbuild check [--profile en|zh|all] [--root .]
-    python -m bookbuild render [--profile ...]
+    python -m bookbuild render [--profile ...] [--no-cache] [--cell-timeout S]
+    python -m bookbuild preview | diff [REF] | compare-render OTHER_BOOK
 
 Public API::
 
@@ -12,7 +13,7 @@ Public API::
         -> ExecutedChapter                            # bookbuild.execute
     build_index(book, executed_chapters) -> dict[str, Target]   # bookbuild.xref
     find_references(markdown) -> list[(label, line, capitalised)]
-    check_book(root, profiles) -> list[CheckedProfile]          # bookbuild.__main__ logic
+    check_book(root, profiles) -> list[CheckedProfile]          # bookbuild.pipeline
 """
 from .errors import BuildError, BuildFailed
 from .execute import ExecutedChapter, execute_chapter
@@ -25,5 +26,5 @@ __all__ = ["BuildError", "BuildFailed", "Book", "ChapterRef", "ExecutedChapter",
 
 
 def check_book(root, profile_names):  # thin re-export, imported lazily
-    from .__main__ import check_book as _cb
+    from .pipeline import check_book as _cb
     return _cb(root, profile_names)

@@ -1,127 +1,29 @@
-"""``python -m bookbuild check|render [--profile en|zh|all] [--root .]``
+"""``python -m bookbuild COMMAND``: argument parsing only; the work is in :mod:`bookbuild.pipeline`.
 
-``check`` executes every chapter of the profile(s), writes
-``_build/executed/<profile>/<chapter>.md`` and ``_build/executed/<profile>/book.json``,
-verifies references, citations, the typed-number lint and ``*_str`` use, and
-prints one summary line per profile.  Any book error prints one line per
-problem (``path:line: [cell label] message``) to stderr and exits 1.
+Commands:
+
+- ``check``: execute every chapter of the profile(s) (each in its own process, cached), write
+  ``_build/executed/<profile>/``, verify references, citations, the bibliography, the typed-number
+  lint and ``*_str`` use;
+- ``render``: the same, then HTML and PDF into ``_book/<lang>``, replaced only when the whole book
+  succeeded;
+- ``preview``: serve the book on localhost, rebuild on every change, reload the page;
+- ``diff [GIT_REF]``: every inline value and guard that changed between GIT_REF and the work tree;
+- ``compare-render OTHER_BOOK_DIR``: our pages against another rendering (Quarto's).
+
+Any book error prints one line per problem (``path:line: [cell label] message``) and exits 1; a
+usage error exits 2; nothing prints a traceback (``BOOKBUILD_DEBUG=1`` shows one for a bug).
 """
 from __future__ import annotations
 
 import argparse
-import json
-import shutil
+import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BuildError, BuildFailed
-from .execute import ExecutedChapter, execute_chapter
-from .project import Book, load_book, profiles as list_profiles
-from .verify import check_unused_strs, lint_files, verify_profile
-from .xref import Target, build_index, index_to_json
-
-MANIFEST_VERSION = 1
-
-
-@dataclass
-class CheckedProfile:
-    book: Book
-    executed: list[ExecutedChapter]
-    index: dict[str, Target]
-    executed_dir: Path
-
-
-def executed_dir(root: Path, profile: str) -> Path:
-    return Path(root) / "_build" / "executed" / profile
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8", newline="\n")
-
-
-def execute_profile(root: Path, profile: str) -> CheckedProfile:
-    """Execute every chapter of ``profile`` and write the executed markdown.
-    Raises the first BuildError (execution stops at the first broken cell)."""
-    root = Path(root).resolve()
-    book = load_book(root, profile)
-    out = executed_dir(root, book.profile)
-    if out.exists():
-        shutil.rmtree(out)
-    fig_dir = out / "figures"
-    executed = []
-    for ch in book.chapters:
-        md_path = out / ch.path.with_suffix(".md")
-        ec = execute_chapter(root / ch.path, root, fig_dir, md_dir=md_path.parent,
-                             execute_options=book.execute_options, profile=book.profile)
-        _write(md_path, ec.markdown)
-        executed.append(ec)
-    index = build_index(book, executed)
-    return CheckedProfile(book, executed, index, out)
-
-
-def manifest(cp: CheckedProfile) -> dict:
-    book = cp.book
-    chapters = []
-    chapter_targets = {t.chapter: t for t in cp.index.values() if t.kind == "chapter"}
-    for ref, ec in zip(book.chapters, cp.executed):
-        t = chapter_targets.get(ref.path.as_posix())
-        chapters.append({
-            "source": ref.path.as_posix(),
-            "executed": ref.path.with_suffix(".md").as_posix(),
-            "appendix": ref.appendix,
-            "part": ref.part,
-            "title": ec.title,
-            "label": t.label if t else None,
-            "number": t.number if t else None,
-            "files": ec.files,
-            "figures": [f.relative_to(cp.executed_dir).as_posix() for f in ec.figures],
-        })
-    return {
-        "manifest_version": MANIFEST_VERSION,
-        "profile": book.profile,
-        "lang": book.lang,
-        "title": book.title,
-        "output_dir": book.output_dir.as_posix(),
-        "bibliography": [b.as_posix() for b in book.bibliography],
-        "crossref": dict(sorted(book.crossref.items())),
-        "crossref_prefixes": dict(sorted(book.crossref.items())),  # the renderer's name for it
-        "chapters": chapters,
-        "xref": index_to_json(cp.index),
-        "metadata": book.metadata,
-    }
-
-
-def check_book(root: Path, profile_names: list[str]) -> list[CheckedProfile]:
-    """Execute and verify ``profile_names``; raise BuildError / BuildFailed on failure."""
-    root = Path(root).resolve()
-    done: list[CheckedProfile] = []
-    errors: list[BuildError] = []
-    for p in profile_names:
-        cp = execute_profile(root, p)
-        errors += verify_profile(cp.book, cp.executed, cp.index)
-        _write(cp.executed_dir / "book.json",
-               json.dumps(manifest(cp), ensure_ascii=False, indent=2, sort_keys=True, default=str) + "\n")
-        done.append(cp)
-    # source rules: once per file, over every checked profile
-    files: list[str] = []
-    for cp in done:
-        for ec in cp.executed:
-            files += [f for f in ec.files if f not in files]
-    errors += lint_files(root, files)
-    # *_str use: across ALL profiles of the project, whichever were asked for
-    all_books = [load_book(root, p) for p in (list_profiles(root) or profile_names)]
-    errors += check_unused_strs(root, all_books)
-    if errors:
-        raise BuildFailed(errors)
-    return done
-
-
-def _profiles_arg(root: Path, arg: str | None) -> list[str]:
-    if arg == "all":
-        return list_profiles(root) or ["default"]
-    return [arg or "default"]
+from .kernel import DEFAULT_CELL_TIMEOUT, DEFAULT_OUTPUT_CAP, Limits
+from .pipeline import CheckedProfile, Options, build, profile_names
 
 
 def _summary(cp: CheckedProfile) -> str:
@@ -133,54 +35,43 @@ def _summary(cp: CheckedProfile) -> str:
             f"{n_inline} inline values, {len(cp.index)} labels, {n_fig} figures: OK -> {rel}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    if argv is None:
-        argv = sys.argv[1:]
-    if argv and argv[0] == "compare-render":
-        return compare_main(argv[1:])
-    ap = argparse.ArgumentParser(prog="python -m bookbuild")
-    ap.add_argument("command", choices=["check", "render", "compare-render"])
+def _build_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--profile", default=None, help="en | zh | all (default: the project's default)")
     ap.add_argument("--root", default=".", type=Path)
-    args = ap.parse_args(argv)
+    ap.add_argument("--no-cache", action="store_true",
+                    help="execute and render everything again (the output is byte-identical)")
+    ap.add_argument("--cell-timeout", type=float, default=DEFAULT_CELL_TIMEOUT, metavar="SECONDS",
+                    help=f"stop a cell that runs longer (default {DEFAULT_CELL_TIMEOUT:g})")
+    ap.add_argument("--jobs", type=int, default=0, help="chapters executed at once (default: one per core)")
+
+
+def _options(args) -> Options:
+    if args.cell_timeout <= 0:
+        raise SystemExit("bookbuild: --cell-timeout must be a positive number of seconds")
+    return Options(cache=not args.no_cache,
+                   limits=Limits(cell_timeout=args.cell_timeout, output_cap=DEFAULT_OUTPUT_CAP,
+                                 parallel=max(0, args.jobs)))
+
+
+def run_build(args, render: bool) -> int:
     root = args.root.resolve()
-    try:
-        names = _profiles_arg(root, args.profile)
-        checked = check_book(root, names)
-    except BuildFailed as e:
-        for err in e.errors:
-            print(err.format(), file=sys.stderr)
-        print(f"bookbuild: {len(e.errors)} problem(s)", file=sys.stderr)
-        return 1
-    except BuildError as e:
-        print(e.format(), file=sys.stderr)
-        return 1
-    for cp in checked:
+    names = profile_names(root, args.profile)
+    report = build(root, names, _options(args), render=render)
+    for cp in report.checked:
         print(_summary(cp))
-    if args.command == "render":
-        try:
-            from . import render as render_mod  # written separately; check works without it
-        except ImportError as e:
-            print(f"bookbuild: render is not available ({e})", file=sys.stderr)
-            return 1
-        for cp in checked:
-            try:
-                # render_profile writes to out_dir/<profile>: hand it the parent of
-                # the profile's output-dir when that ends in the profile name (_book/en)
-                out = root / cp.book.output_dir
-                if out.name == cp.book.profile:
-                    out = out.parent
-                render_mod.render_profile(root, cp.book.profile, cp.executed_dir, out)
-            except BuildError as e:
-                print(e.format(), file=sys.stderr)
-                return 1
-            print(f"{cp.book.profile}: rendered -> {cp.book.output_dir.as_posix()}")
+    if report.executed or report.cached:
+        print(f"executed {len(report.executed)} chapter(s), {len(report.cached)} from the cache")
+    if render:
+        for cp in report.checked:
+            state = "rendered" if cp.book.profile in report.rendered else "up to date"
+            print(f"{cp.book.profile}: {state} -> {cp.book.output_dir.as_posix()}")
     return 0
 
 
 def compare_main(argv: list[str]) -> int:
     """``compare-render OTHER_BOOK_DIR``: our rendered pages against another rendering (Quarto's)."""
     from .compare import INFORMATIONAL, compare_books
+    from .project import load_book
     ap = argparse.ArgumentParser(prog="python -m bookbuild compare-render",
                                  description="Compare our _book with another rendering of the same "
                                              "sources (e.g. Quarto's _book), page by page.")
@@ -192,18 +83,15 @@ def compare_main(argv: list[str]) -> int:
     root = args.root.resolve()
     ours = (args.ours or root / "_book").resolve()
     other = args.other.resolve()
+    if not other.is_dir():
+        raise BuildError(str(args.other), None, "is not a folder: give the other rendering's _book")
     same = True
-    for name in _profiles_arg(root, args.profile):
-        try:
-            book = load_book(root, name)
-        except BuildError as e:
-            print(e.format(), file=sys.stderr)
-            return 1
+    for name in profile_names(root, args.profile):
+        book = load_book(root, name)
         sub = book.output_dir.name
         mine, theirs = ours / sub, (other / sub if (other / sub).is_dir() else other)
         if not mine.is_dir():
-            print(f"bookbuild: {mine} does not exist: run python -m bookbuild render first", file=sys.stderr)
-            return 1
+            raise BuildError(str(mine), None, "does not exist: run python -m bookbuild render first")
         chapters = [{"source": ch.path.as_posix()} for ch in book.chapters]
         cmp = compare_books(mine, theirs, chapters, list(book.crossref.values()))
         counts = ", ".join(f"{v} {k}" for k, v in cmp.counts.items())
@@ -217,6 +105,54 @@ def compare_main(argv: list[str]) -> int:
             print(f"{name}: same headings, cross-references, captions, equation numbers and numbers")
         same = same and cmp.same
     return 0 if same else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(argv)
+    except BuildFailed as e:
+        for err in e.errors:
+            print(err.format(), file=sys.stderr)
+        if len(e.errors) > 1:
+            print(f"bookbuild: {len(e.errors)} problems", file=sys.stderr)
+        return 1
+    except BuildError as e:
+        print(e.format(), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("bookbuild: interrupted", file=sys.stderr)
+        return 130
+    except OSError as e:
+        name = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        print(f"bookbuild: {name}{e.strerror or e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # noqa: BLE001 - a bug of ours: still one line, unless asked for more
+        if os.environ.get("BOOKBUILD_DEBUG"):
+            raise
+        tb = e.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        where = f" ({tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})" if tb else ""
+        print(f"bookbuild: internal error: {type(e).__name__}: {e}{where} "
+              "(BOOKBUILD_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 70
+
+
+def _dispatch(argv: list[str]) -> int:
+    if argv and argv[0] == "compare-render":
+        return compare_main(argv[1:])
+    if argv and argv[0] == "preview":
+        from .preview import main as preview_main
+        return preview_main(argv[1:])
+    if argv and argv[0] == "diff":
+        from .diff import main as diff_main
+        return diff_main(argv[1:])
+    ap = argparse.ArgumentParser(prog="python -m bookbuild")
+    ap.add_argument("command", choices=["check", "render", "preview", "diff", "compare-render"])
+    _build_args(ap)
+    args = ap.parse_args(argv)
+    return run_build(args, render=args.command == "render")
 
 
 if __name__ == "__main__":

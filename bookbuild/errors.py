@@ -36,6 +36,9 @@ class BuildError(Exception):
     def __str__(self) -> str:  # pragma: no cover - trivial
         return self.format()
 
+    def __reduce__(self):  # errors travel from a chapter's process to the build
+        return (self.__class__, (self.path or None, self.line, self.message, self.label))
+
 
 class ConfigError(BuildError):
     """_quarto*.yml is missing, malformed, or names a missing chapter."""
@@ -88,3 +91,34 @@ class BuildFailed(Exception):
     def __init__(self, errors: list[BuildError]):
         self.errors = list(errors)
         super().__init__("\n".join(e.format() for e in self.errors))
+
+    def __reduce__(self):
+        return (self.__class__, (self.errors,))
+
+
+class SourceDecodeError(BuildError):
+    """A text file of the book is not valid UTF-8 (or not valid YAML/TOML)."""
+    kind = "decode"
+
+
+def read_text(path: str | Path, rel: str | Path | None = None) -> str:
+    """The UTF-8 text of a book file; a file that is not UTF-8 is ONE line naming it and where.
+
+    ``rel``: how to name the file in the message (default: ``path``)."""
+    path = Path(path)
+    name = rel if rel is not None else path
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise BuildError(name, None, "file does not exist") from None
+    except IsADirectoryError:
+        raise BuildError(name, None, "is a folder, not a file") from None
+    except PermissionError:
+        raise BuildError(name, None, "cannot be read (permission denied)") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise SourceDecodeError(name, line, f"is not valid UTF-8: byte 0x{data[e.start]:02X} at column "
+                                            f"{col}; re-save the file as UTF-8") from None

@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from .errors import BuildError, CellError, GuardFailure, IncludeError, InlineError
+from .errors import BuildError, CellError, GuardFailure, IncludeError, InlineError, read_text
 from .lint import INLINE_CODE, INLINE_PY, Fence, find_fences, front_matter_end
 
 INCLUDE_RE = re.compile(
@@ -105,7 +105,8 @@ def expand_includes(path: Path, root: Path, _stack: tuple[Path, ...] = ()
     """The lines of ``path`` with every ``{{< include >}}`` expanded, each with its origin."""
     path = Path(path).resolve()
     root = Path(root).resolve()
-    text = path.read_text(encoding="utf-8")
+    rel0 = _rel(path, root)
+    text = read_text(path, rel0)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -237,13 +238,22 @@ def static_facts(path: Path, root: Path) -> StaticFacts:
 
 # ------------------------------------------------------------------ execution
 
+class OutputCapExceeded(Exception):
+    """A cell printed more than the output cap."""
+
+
 class _Outputs:
     """Ordered outputs of one chunk: ('stream', text) and ('display', obj)."""
 
-    def __init__(self) -> None:
+    def __init__(self, cap: int = 0) -> None:
         self.items: list[list[Any]] = []
+        self.cap = cap
+        self.size = 0
 
     def write(self, s: str) -> int:
+        self.size += len(s)
+        if self.cap and self.size > self.cap:
+            raise OutputCapExceeded(self.size)
         if self.items and self.items[-1][0] == "stream":
             self.items[-1][1] += s
         else:
@@ -285,8 +295,12 @@ def _attr_quote(s: str) -> str:
 
 class ChapterRunner:
     def __init__(self, path: Path, root: Path, fig_dir: Path, md_dir: Path | None,
-                 execute_options: dict[str, Any] | None, profile: str | None = None):
+                 execute_options: dict[str, Any] | None, profile: str | None = None,
+                 cell_timeout: float = 0, output_cap: int = 0, on_cell=None):
         self.profile = profile
+        self.cell_timeout = cell_timeout
+        self.output_cap = output_cap
+        self.on_cell = on_cell
         self.root = Path(root).resolve()
         self.path = Path(path).resolve()
         self.rel = _rel(self.path, self.root)
@@ -428,21 +442,23 @@ class ChapterRunner:
                 raise InlineError(origin.file, origin.line,
                                   f"inline `{{python}} {expr}` raised {type(e).__name__}: {e}") from None
             s = self._inline_value(value)
+            if s is None:
+                raise InlineError(origin.file, origin.line,
+                                  f"inline `{{python}} {expr}` is a {type(value).__name__}, not a formatted "
+                                  "string: quote a *_str attribute, whose cell formats the value once "
+                                  "(fmt, fmt_int, ...)")
             self.inline.append(InlineUse(expr, origin.file, origin.line, s))
             return s
 
         return INLINE_CODE.sub(repl, text)
 
     @staticmethod
-    def _inline_value(value: Any) -> str:
+    def _inline_value(value: Any) -> str | None:
+        """The text of an inline value: only strings (``Fmt`` is one) are quoted; a float, an int
+        or a quantity would print with whatever precision Python picks."""
         if isinstance(value, str):
             return str.__str__(value)
-        md = getattr(value, "_repr_markdown_", None)
-        if callable(md):
-            r = md()
-            if r is not None:
-                return str(r)
-        return str(value)
+        return None
 
     # -- chunks
     def _opt(self, opts: dict, key: str, default: Any) -> Any:
@@ -476,8 +492,10 @@ class ChapterRunner:
         self.str_attrs += s
         self.code_refs += r
 
-        outputs = _Outputs()
+        outputs = _Outputs(self.output_cap)
         figs: list[Any] = []
+        if self.on_cell is not None:
+            self.on_cell(head.file, head.line, tag)
         if do_eval:
             figs = self._exec(tree, filename, origin.file, tag, opts, outputs)
 
@@ -497,6 +515,10 @@ class ChapterRunner:
         if output is not False:
             blocks += self._render_outputs(outputs, figs, opts, label, tag, head,
                                            asis=(output == "asis"))
+            size = sum(len(b) for b in blocks)
+            if self.output_cap and size > self.output_cap:
+                raise CellError(head.file, head.line, f"the cell's output is {size:,} characters, over "
+                                f"the output limit of one cell ({self.output_cap:,}): show less", tag)
         if "matplotlib.pyplot" in sys.modules:  # Jupyter's inline backend closes a cell's figures
             sys.modules["matplotlib.pyplot"].close("all")
         if not blocks:
@@ -517,13 +539,18 @@ class ChapterRunner:
         self._outputs = outputs
         ipy_patch = self._patch_ipython() if "IPython" in sys.modules else None
         err = io.StringIO()
+        from .kernel import arm, disarm
         try:
             with contextlib.redirect_stdout(outputs), contextlib.redirect_stderr(err):
-                exec(compile(tree, filename, "exec"), self.ns)
-                if last is not None:
-                    value = eval(compile(last, filename, "eval"), self.ns)
-                    if value is not None and not suppress and not _is_artist(value):
-                        outputs.display(value)
+                arm(self.cell_timeout)
+                try:
+                    exec(compile(tree, filename, "exec"), self.ns)
+                    if last is not None:
+                        value = eval(compile(last, filename, "eval"), self.ns)
+                        if value is not None and not suppress and not _is_artist(value):
+                            outputs.display(value)
+                finally:
+                    disarm()
         except BaseException as e:  # noqa: BLE001
             if isinstance(e, (KeyboardInterrupt,)):
                 raise
@@ -559,6 +586,17 @@ class ChapterRunner:
         if _is_guard_error(e):
             text = str(e.args[0]) if e.args else str(e)
             return GuardFailure(relfile, line, f"guard failed: {text}", tag)
+        from .kernel import CellTimeout
+        if isinstance(e, CellTimeout):
+            return CellError(relfile, line, f"the cell ran longer than the cell time limit of "
+                                            f"{self.cell_timeout:g} s (stopped here): make it finish, "
+                                            "or raise --cell-timeout", tag)
+        if isinstance(e, OutputCapExceeded):
+            return CellError(relfile, line, f"the cell printed more than {self.output_cap:,} characters "
+                                            "(the output limit of one cell): print less", tag)
+        if isinstance(e, SystemExit):
+            return CellError(relfile, line, f"the cell called sys.exit({e.code!r}): a chapter cannot "
+                                            "end the build; remove the call", tag)
         msg = f"{type(e).__name__}: {e}"
         if inner and inner[0] != filename and not inner[0].startswith("<"):
             where = _rel(Path(inner[0]), self.root)
@@ -696,7 +734,8 @@ class ChapterRunner:
 
 def execute_chapter(path: Path, root: Path, fig_dir: Path, *, md_dir: Path | None = None,
                     execute_options: dict[str, Any] | None = None,
-                    profile: str | None = None) -> ExecutedChapter:
+                    profile: str | None = None, cell_timeout: float = 0, output_cap: int = 0,
+                    on_cell=None) -> ExecutedChapter:
     """Execute one chapter.
 
     ``fig_dir``: where figure files go.  ``md_dir``: the directory the executed
@@ -712,7 +751,7 @@ def execute_chapter(path: Path, root: Path, fig_dir: Path, *, md_dir: Path | Non
         q = root / "_quarto.yml"
         if q.is_file():
             try:
-                data = yaml.safe_load(q.read_text(encoding="utf-8")) or {}
+                data = yaml.safe_load(read_text(q, "_quarto.yml")) or {}
                 ex = data.get("execute") if isinstance(data, dict) else None
                 if isinstance(ex, dict):
                     execute_options = ex
@@ -723,4 +762,5 @@ def execute_chapter(path: Path, root: Path, fig_dir: Path, *, md_dir: Path | Non
         path = root / path
     if not path.is_file():
         raise BuildError(_rel(path, root), None, "chapter file does not exist")
-    return ChapterRunner(path, root, fig_dir, md_dir, execute_options, profile).run()
+    return ChapterRunner(path, root, fig_dir, md_dir, execute_options, profile,
+                         cell_timeout, output_cap, on_cell).run()

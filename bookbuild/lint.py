@@ -250,9 +250,25 @@ class Allow:
         return not self.files or any(fnmatch(relpath, g) for g in self.files)
 
 
+def _name(path: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _toml_line(e: Exception) -> int | None:
+    m = re.search(r"line (\d+)", str(e))
+    return int(m.group(1)) if m else None
+
+
 def load_allowlist(path: Path | None = None) -> list[Allow]:
     path = Path(path) if path else ALLOWLIST_PATH
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    from .errors import read_text
+    try:
+        data = tomllib.loads(read_text(path, _name(path)))
+    except tomllib.TOMLDecodeError as e:
+        raise LintError(_name(path), _toml_line(e), f"is not valid TOML: {e}") from None
     out = []
     for i, e in enumerate(data.get("allow", [])):
         if not e.get("reason"):
@@ -319,6 +335,8 @@ def inline_rules(text: str, relpath: str) -> list[LintError]:
 
 def lint_file(path: Path, root: Path, allow: list[Allow] | None = None) -> list[LintError]:
     rel = Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
-    text = Path(path).read_text(encoding="utf-8")
+    from .errors import read_text
+    text = read_text(path, Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+                     if Path(path).resolve().is_relative_to(Path(root).resolve()) else path)
     allow = load_allowlist() if allow is None else allow
     return inline_rules(text, rel) + typed_numbers(text, rel, allow)

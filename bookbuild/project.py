@@ -99,10 +99,10 @@ def merge(base: Any, over: Any) -> Any:
 
 
 def _read_yaml(path: Path) -> dict:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(path.name, None, f"missing project file {path.name}") from None
+    if not path.is_file():
+        raise ConfigError(path.name, None, f"missing project file {path.name}")
+    from .errors import read_text
+    text = read_text(path, path.name)
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:

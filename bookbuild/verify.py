@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from .errors import BuildError, CitationError, UnusedStrError, XrefError
+from .errors import BuildError, CitationError, UnusedStrError, XrefError, read_text
 from .execute import ExecutedChapter, static_facts
 from .lint import Allow, lint_file, load_allowlist
 from .project import Book
@@ -23,7 +23,7 @@ def bib_keys(paths: Iterable[Path]) -> set[str]:
     """Keys of the BibTeX/BibLaTeX entries in ``paths`` (@string/@comment/@preamble skipped)."""
     keys: set[str] = set()
     for p in paths:
-        text = Path(p).read_text(encoding="utf-8")
+        text = read_text(p, Path(p).name)
         for m in BIB_ENTRY.finditer(text):
             if m.group("type").lower() not in ("string", "comment", "preamble"):
                 keys.add(m.group("key"))
@@ -45,6 +45,25 @@ def check_references(book: Book, executed: list[ExecutedChapter],
             errors.append(XrefError(
                 o.file, o.line,
                 f"@{label} does not resolve in the '{book.profile}' book{hint}"))
+    return errors
+
+
+def check_bibliography(root: Path, bibs: list[Path]) -> list[BuildError]:
+    """Each bibliography parses (pandoc reads it as the renderer will); a malformed entry is one
+    error naming the file and line."""
+    from .render.pandoc import RenderError, run
+    errors: list[BuildError] = []
+    for b in bibs:
+        path = Path(root) / b
+        text = read_text(path, Path(b).as_posix())
+        fmt = "bibtex" if path.suffix == ".bibtex" else "biblatex"
+        try:
+            run(["-f", fmt, "-t", "csljson"], text, Path(b).as_posix())
+        except RenderError as e:
+            m = re.search(r"line (\d+)", e.message)
+            detail = re.sub(r"^pandoc .*? failed: ", "", e.message)
+            errors.append(CitationError(Path(b).as_posix(), int(m.group(1)) if m else None,
+                                        f"the bibliography does not parse: {detail}"))
     return errors
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bookbuild.__main__ import check_book, main
+from bookbuild.__main__ import main
+from bookbuild.pipeline import check_book
 from bookbuild.errors import BuildFailed, CitationError, LintError, UnusedStrError, XrefError
 
 from conftest import book_copy
@@ -27,7 +28,8 @@ def test_check_passes_and_writes_manifest(tmp_path, capsys):
     root = book_copy(tmp_path)
     assert main(["check", "--profile", "all", "--root", str(root)]) == 0
     out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 2 and out[0].startswith("en (en): 2 chapters") and out[1].startswith("zh (zh)")
+    assert len(out) == 3 and out[0].startswith("en (en): 2 chapters") and out[1].startswith("zh (zh)")
+    assert out[2] == "executed 4 chapter(s), 0 from the cache"
     m = json.loads((root / "_build/executed/en/book.json").read_text(encoding="utf-8"))
     assert m["profile"] == "en" and m["lang"] == "en" and m["title"] == "Tiny Book"
     assert [c["source"] for c in m["chapters"]] == ["index.qmd", CHAPTER]
@@ -111,7 +113,7 @@ def test_duplicate_label_in_a_book(tmp_path):
 
 
 def _tree(root):
-    base = root / "_build"
+    base = root / "_build" / "executed"
     return {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()}
 
 

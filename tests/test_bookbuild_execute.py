@@ -110,6 +110,7 @@ CHUNKS = '''# Options
 #| echo: true
 x = 41 + 1
 print("printed", x)
+x_str = str(x)
 ```
 
 ```{python}
@@ -137,7 +138,7 @@ class Md:
 Widget()
 ```
 
-Value `{python} x`, markdown `{python} Md()`, a float `{python} 0.5`.
+Value `{python} x_str`, a string `{python} 'as written'`.
 
 ```python
 `{python} not_evaluated`
@@ -149,15 +150,27 @@ def test_chunk_options_outputs_and_inline_values(tmp_path):
     root = book_copy(tmp_path)
     (root / "c.qmd").write_text(CHUNKS, encoding="utf-8")
     md = run(root, "c.qmd").markdown
-    assert "``` {.python .cell-code}\nx = 41 + 1\nprint(\"printed\", x)\n```" in md
+    assert "``` {.python .cell-code}\nx = 41 + 1\nprint(\"printed\", x)\nx_str = str(x)\n```" in md
     assert "#| echo" not in md
     assert "printed 42" in md and ".cell-output-stdout" in md
     assert "\n**bold** from a cell\n" in md
     assert "never runs" not in md.replace('raise RuntimeError("never runs")', "")
     assert "hidden" not in md
     assert "```{=html}\n<div id='w'>explorer</div>\n```" in md
-    assert "Value 42, markdown *md value*, a float 0.5." in md
+    assert "Value 42, a string as written." in md
     assert "`{python} not_evaluated`" in md   # code blocks are not substituted
+
+
+@pytest.mark.parametrize("expr, kind", [("x", "int"), ("0.5", "float"), ("Md()", "Md"),
+                                        ("__import__('mlsysim').Q_(20, 'GB')", "Quantity")])
+def test_inline_value_must_be_a_formatted_string(tmp_path, expr, kind):
+    root = book_copy(tmp_path)
+    (root / "c.qmd").write_text(CHUNKS + f"\nRaw `{{python}} {expr}` here.\n", encoding="utf-8")
+    with pytest.raises(InlineError) as e:
+        run(root, "c.qmd")
+    line = (CHUNKS + "\n").count("\n") + 1
+    assert e.value.format().startswith(f"c.qmd:{line}: inline `{{python}} {expr}` is a {kind}, not a formatted string")
+    assert "*_str attribute" in e.value.message
 
 
 def test_cwd_is_chapter_dir_and_root_on_path(tmp_path):

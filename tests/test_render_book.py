@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from bookbuild.__main__ import check_book
+from bookbuild.pipeline import check_book
 from bookbuild.project import profiles
 from bookbuild.render import render_profile
 

@@ -41,9 +41,46 @@ def pandoc_path() -> str:
                                       "(or set PANDOC=/path/to/pandoc)") from None
 
 
+@lru_cache(maxsize=1)
+def pandoc_identity() -> str:
+    """The pandoc binary, for cache keys: its path, size and modification time."""
+    p = pandoc_path()
+    try:
+        st = os.stat(p)
+    except OSError as e:
+        raise RenderError(None, None, f"cannot run pandoc ({p}): {e.strerror}; install it "
+                                      "(pip install pypandoc-binary) or set PANDOC to a pandoc binary") from None
+    return f"{p}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def _run_key(args: list[str], text: str) -> str:
+    from .. import cache as C
+    files = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--bibliography", "--csl")]
+    return C.sha256_bytes(b"pandoc", pandoc_identity().encode(), "\0".join(args).encode(),
+                          text.encode("utf-8"), *(C.file_digest(f).encode() for f in files))
+
+
 def run(args: list[str], text: str, where: str = "") -> str:
-    proc = subprocess.run([pandoc_path(), *args], input=text.encode("utf-8"),
-                          capture_output=True)
+    """pandoc ``args`` on ``text``; a warning is an error. Outputs are cached by content."""
+    from .. import cache as C
+    key = _run_key(args, text) if C.STORE.enabled else ""
+    if key:
+        hit = C.STORE.get_blob("pandoc", key)
+        if hit is not None:
+            return hit.decode("utf-8")
+    try:
+        proc = subprocess.run([pandoc_path(), *args], input=text.encode("utf-8"),
+                              capture_output=True)
+    except OSError as e:
+        raise RenderError(None, None, f"cannot run pandoc ({pandoc_path()}): {e.strerror}; install it "
+                                      "(pip install pypandoc-binary) or set PANDOC to a pandoc binary") from None
+    out = _checked(proc, args, where)
+    if key:
+        C.STORE.put_blob("pandoc", key, out.encode("utf-8"))
+    return out
+
+
+def _checked(proc, args: list[str], where: str) -> str:
     err = proc.stderr.decode("utf-8", "replace").strip()
     if proc.returncode != 0:
         raise RenderError(where or None, None, f"pandoc {' '.join(args)} failed: {err}")

@@ -121,12 +121,65 @@ def render_pdf(ctx: Context, chapters: list[ChapterInfo], title: str, lang: str,
         src = src.replace(k, v)
     typ_path.parent.mkdir(parents=True, exist_ok=True)
     typ_path.write_text(src, encoding="utf-8")
-    try:
-        pdf = typst.compile(str(typ_path.resolve()), root="/", font_paths=font_paths,
-                            ignore_system_fonts=True)
-    except Exception as e:  # typst.TypstError carries the diagnostics
-        msg = " ".join(str(e).split())
-        raise RenderError(str(typ_path), None, f"typst failed: {msg[:1500]}") from None
+    from .. import cache as C
+    key = C.sha256_bytes(b"typst", src.encode("utf-8"), json.dumps(C.package_versions()["typst"]).encode(),
+                         *(C.file_digest(Path(m)).encode() for m in sorted(set(IMAGE_RE.findall(src)))),
+                         *(_font_identity(Path(d)).encode() for d in font_paths)) if C.STORE.enabled else ""
+    pdf = C.STORE.get_blob("pdf", key) if key else None
+    if pdf is None:
+        try:
+            pdf, warnings = typst.compile_with_warnings(str(typ_path.resolve()), root="/",
+                                                        font_paths=font_paths, ignore_system_fonts=True)
+        except Exception as e:  # typst.TypstError carries the diagnostics
+            msg = " ".join(str(e).split())
+            raise RenderError(str(typ_path), None, f"typst failed: {msg[:1500]}") from None
+        _verify_fonts(warnings, pdf, needs_cjk, font_paths, typ_path)
+        if key:
+            C.STORE.put_blob("pdf", key, pdf)
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     pdf_path.write_bytes(pdf)
     return pdf_path
+
+
+IMAGE_RE = re.compile(r'image\("([^"]+)"')
+
+
+def _font_identity(d: Path) -> str:
+    """Font files of a folder by name, size and time (hashing 50 MB of CJK fonts every build costs more)."""
+    out = []
+    for p in sorted(Path(d).glob("*")):
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        out.append(f"{p.name}:{st.st_size}:{st.st_mtime_ns}")
+    return "|".join(out)
+
+
+def _verify_fonts(warnings, pdf: bytes, needs_cjk: bool, font_paths: list[str], typ_path: Path) -> None:
+    """Every glyph found a font: typst's font warnings are errors, and a book with Chinese text must
+    embed the CJK font (a folder of empty or broken font files would otherwise give boxes)."""
+    msgs = [" ".join(str(getattr(w, "message", w)).split()) for w in (warnings or [])]
+    bad = [m for m in msgs if "font" in m.lower() or "glyph" in m.lower()]
+    if bad:
+        raise RenderError(str(typ_path), None, "typst could not set every character: " + " | ".join(bad[:3])
+                          + (f" (fonts from {', '.join(font_paths)})" if font_paths else ""))
+    if needs_cjk and b"CJK" not in pdf and not _pdffonts_has_cjk(pdf):
+        raise RenderError(str(typ_path), None, "the PDF embeds no CJK font, so its Chinese text would "
+                          f"show as boxes: the fonts in {', '.join(font_paths) or 'no folder'} are not "
+                          "usable Noto CJK fonts (apt-get install fonts-noto-cjk, or fix BOOK_CJK_FONT_DIR)")
+
+
+def _pdffonts_has_cjk(pdf: bytes) -> bool:
+    """Font names can sit in compressed object streams: ask poppler's pdffonts when it is there."""
+    import shutil
+    import subprocess
+    import tempfile
+    exe = shutil.which("pdffonts")
+    if not exe:
+        return False
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as fh:
+        fh.write(pdf)
+        fh.flush()
+        r = subprocess.run([exe, fh.name], capture_output=True, text=True)
+    return "CJK" in r.stdout

@@ -1,0 +1,371 @@
+"""The one build pipeline that ``check``, ``render``, ``preview`` and ``diff`` drive.
+
+load the profiles → execute every chapter (each in its own process, in parallel, from the cache when
+nothing it depends on changed) → number and verify → render each book into a staging folder →
+replace ``_book/<lang>`` only when everything for that book succeeded.
+
+A lock (``_build/.lock``) keeps a second build in the same folder from racing the first: it waits.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import cache as C
+from .errors import BuildError, BuildFailed
+from .execute import ExecutedChapter, expand_includes
+from .kernel import Job, Limits, run_jobs
+from .project import Book, load_book, profiles as list_profiles
+from .verify import check_bibliography, check_unused_strs, lint_files, verify_profile
+from .xref import Target, build_index, index_to_json
+
+MANIFEST_VERSION = 1
+
+
+@dataclass
+class Options:
+    cache: bool = True
+    limits: Limits = field(default_factory=Limits)
+    formats: tuple[str, ...] = ("html", "pdf")
+    quiet: bool = False
+
+
+@dataclass
+class CheckedProfile:
+    book: Book
+    executed: list[ExecutedChapter]
+    index: dict[str, Target]
+    executed_dir: Path
+
+
+@dataclass
+class Report:
+    checked: list[CheckedProfile]
+    executed: list[str] = field(default_factory=list)     # "profile:path" that really ran
+    cached: list[str] = field(default_factory=list)       # "profile:path" served from the cache
+    rendered: list[str] = field(default_factory=list)     # profiles whose _book was replaced
+    up_to_date: list[str] = field(default_factory=list)   # profiles whose _book was already current
+    seconds: float = 0.0
+
+
+def executed_dir(root: Path, profile: str) -> Path:
+    return Path(root) / "_build" / "executed" / profile
+
+
+def cache_dir(root: Path) -> Path:
+    return Path(root) / "_build" / "cache"
+
+
+def profile_names(root: Path, arg: str | None) -> list[str]:
+    if arg == "all":
+        return list_profiles(root) or ["default"]
+    return [arg or "default"]
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="\n")
+
+
+# ------------------------------------------------------------------ lock
+
+@contextlib.contextmanager
+def build_lock(root: Path, quiet: bool = False):
+    """One build at a time in a project folder; a second one waits for the first."""
+    d = Path(root) / "_build"
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        fh = open(d / ".lock", "a+")
+    except OSError as e:
+        raise BuildError(str(d), None, f"cannot create the build folder: {e.strerror}") from None
+    try:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            other = fh.read().strip() or "?"
+            if not quiet:
+                print(f"bookbuild: another build is running in this folder (pid {other}); waiting for it",
+                      file=sys.stderr)
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        yield
+    finally:
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        fh.close()
+
+
+# ------------------------------------------------------------------ execute
+
+def _chapter_files(root: Path, path: Path) -> list[Path]:
+    seen: list[str] = []
+    for _, o in expand_includes(path, root):
+        if o.file not in seen:
+            seen.append(o.file)
+    return [(Path(root) / f).resolve() for f in seen]
+
+
+def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
+                  env: dict[str, str] | None = None, report: Report | None = None
+                  ) -> dict[str, list[ExecutedChapter]]:
+    """Execute every chapter of ``books`` (cached, parallel); write ``_build/executed/<profile>/``.
+
+    Raises :class:`BuildFailed` with one error per failing chapter."""
+    root = Path(root).resolve()
+    env = dict(env or {})
+    environment = C.environment_digest()
+    jobs: list[tuple[Job, str, Book]] = []
+    results: dict[str, ExecutedChapter] = {}
+    errors: list[BuildError] = []
+    for book in books:
+        out = executed_dir(root, book.profile)
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+        for ch in book.chapters:
+            path = (root / ch.path).resolve()
+            try:
+                files = _chapter_files(root, path)
+            except BuildError as e:
+                errors.append(e)
+                continue
+            key = C.chapter_key(files, profile=book.profile, lang=book.lang,
+                                execute_options=book.execute_options, env=env, environment=environment)
+            name = f"{book.profile}:{ch.path.as_posix()}"
+            md_path = out / ch.path.with_suffix(".md")
+            fig_dir = out / "figures"
+            hit = store.get_chapter(key, root)
+            if hit is not None:
+                ec, entry = hit
+                figs = entry / "figures"
+                if figs.is_dir():
+                    shutil.copytree(figs, fig_dir, dirs_exist_ok=True)
+                results[name] = ec
+                if report is not None:
+                    report.cached.append(name)
+                continue
+            job = Job(key=name, path=path, root=root, fig_dir=fig_dir, md_dir=md_path.parent,
+                      execute_options=book.execute_options, profile=book.profile, env=env)
+            jobs.append((job, key, book))
+    ran = run_jobs([j for j, _, _ in jobs], limits)
+    for job, key, book in jobs:
+        r = ran[job.key]
+        if isinstance(r, BuildError):
+            errors.append(r)
+            continue
+        ec, reads = r
+        results[job.key] = ec
+        store.put_chapter(key, ec, C.reads_digest(reads, root), ec.figures, job.fig_dir)
+        if report is not None:
+            report.executed.append(job.key)
+    if errors:
+        raise BuildFailed(errors)
+    by_book: dict[str, list[ExecutedChapter]] = {}
+    for book in books:
+        out = executed_dir(root, book.profile)
+        lst = []
+        for ch in book.chapters:
+            ec = results[f"{book.profile}:{ch.path.as_posix()}"]
+            _write(out / ch.path.with_suffix(".md"), ec.markdown)
+            lst.append(ec)
+        by_book[book.profile] = lst
+    return by_book
+
+
+def manifest(cp: CheckedProfile) -> dict:
+    book = cp.book
+    chapters = []
+    chapter_targets = {t.chapter: t for t in cp.index.values() if t.kind == "chapter"}
+    for ref, ec in zip(book.chapters, cp.executed):
+        t = chapter_targets.get(ref.path.as_posix())
+        chapters.append({
+            "source": ref.path.as_posix(),
+            "executed": ref.path.with_suffix(".md").as_posix(),
+            "appendix": ref.appendix,
+            "part": ref.part,
+            "title": ec.title,
+            "label": t.label if t else None,
+            "number": t.number if t else None,
+            "files": ec.files,
+            "figures": [f.relative_to(cp.executed_dir).as_posix() for f in ec.figures],
+        })
+    return {
+        "manifest_version": MANIFEST_VERSION,
+        "profile": book.profile,
+        "lang": book.lang,
+        "title": book.title,
+        "output_dir": book.output_dir.as_posix(),
+        "bibliography": [b.as_posix() for b in book.bibliography],
+        "crossref": dict(sorted(book.crossref.items())),
+        "crossref_prefixes": dict(sorted(book.crossref.items())),  # the renderer's name for it
+        "chapters": chapters,
+        "xref": index_to_json(cp.index),
+        "metadata": book.metadata,
+    }
+
+
+def check(root: Path, names: list[str], opts: Options | None = None,
+          report: Report | None = None) -> list[CheckedProfile]:
+    """Execute and verify the profiles ``names``; raise BuildError / BuildFailed on failure.
+    The caller holds the build lock."""
+    opts = opts or Options()
+    root = Path(root).resolve()
+    store = C.Store(cache_dir(root) if opts.cache else None)
+    C.use(store)
+    books = [load_book(root, p) for p in names]
+    executed = execute_books(root, books, store, opts.limits, report=report)
+    errors: list[BuildError] = []
+    done: list[CheckedProfile] = []
+    for book in books:
+        exs = executed[book.profile]
+        index = build_index(book, exs)
+        cp = CheckedProfile(book, exs, index, executed_dir(root, book.profile))
+        errors += verify_profile(book, exs, index)
+        _write(cp.executed_dir / "book.json",
+               json.dumps(manifest(cp), ensure_ascii=False, indent=2, sort_keys=True, default=str) + "\n")
+        done.append(cp)
+    bibs: list[Path] = []
+    for book in books:
+        bibs += [b for b in book.bibliography if b not in bibs]
+    errors += check_bibliography(root, bibs)
+    files: list[str] = []
+    for cp in done:
+        for ec in cp.executed:
+            files += [f for f in ec.files if f not in files]
+    errors += lint_files(root, files)
+    all_books = [load_book(root, p) for p in (list_profiles(root) or names)]
+    errors += check_unused_strs(root, all_books)
+    if errors:
+        raise BuildFailed(errors)
+    if report is not None:
+        report.checked = done
+    return done
+
+
+# ------------------------------------------------------------------ render
+
+def render_key(root: Path, cp: CheckedProfile, formats: tuple[str, ...]) -> str:
+    """Everything a rendered book depends on once its chapters are executed."""
+    d = cp.executed_dir
+    parts = [b"render", ",".join(formats).encode(), json.dumps(C.package_versions(), sort_keys=True).encode(),
+             C.tree_digest(Path(__file__).parent / "render").encode(),
+             C.tree_digest(d).encode()]
+    for b in cp.book.bibliography:
+        parts.append(C.file_digest(root / b).encode())
+    for other in sorted(d.parent.iterdir()):
+        if other.name != d.name and (other / "book.json").is_file():
+            parts.append(C.file_digest(other / "book.json").encode())
+    for k in ("BOOK_CJK_FONT_DIR", "PANDOC"):
+        parts.append(os.environ.get(k, "").encode())
+    return C.sha256_bytes(*parts)
+
+
+STAMP = ".bookbuild-stamp"
+
+
+def _output_dir(root: Path, book: Book) -> Path:
+    return (Path(root) / book.output_dir).resolve()
+
+
+def render_books(root: Path, checked: list[CheckedProfile], opts: Options,
+                 report: Report | None = None) -> None:
+    """Render each book into a staging folder; replace ``_book/<lang>`` only when all of it succeeded."""
+    from . import render as R
+    root = Path(root).resolve()
+    staging_root = root / "_build" / "staging"
+    todo = []
+    for cp in checked:
+        key = render_key(root, cp, opts.formats)
+        dest = _output_dir(root, cp.book)
+        stamp = dest / STAMP
+        if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == key:
+            if report is not None:
+                report.up_to_date.append(cp.book.profile)
+            continue
+        todo.append((cp, key, dest))
+    if not todo:
+        return
+    if staging_root.exists():
+        shutil.rmtree(staging_root)
+    staging_root.mkdir(parents=True)
+
+    def one(item):
+        cp, key, dest = item
+        stage = staging_root / cp.book.profile
+        R.render_profile(root, cp.book.profile, cp.executed_dir, staging_root, formats=opts.formats)
+        _write(stage / STAMP, key + "\n")
+        return cp, stage, dest
+
+    errors: list[BuildError] = []
+    staged = []
+    with ThreadPoolExecutor(max_workers=max(1, len(todo))) as pool:
+        for fut in [pool.submit(one, item) for item in todo]:
+            try:
+                staged.append(fut.result())
+            except BuildError as e:
+                errors.append(e)
+    if errors:
+        shutil.rmtree(staging_root, ignore_errors=True)
+        kept = ", ".join(_rel(_output_dir(root, cp.book), root) for cp, _, _ in todo)
+        errors.append(BuildError(None, None, f"nothing was replaced: {kept} left as before"))
+        raise BuildFailed(errors)
+    for cp, stage, dest in staged:
+        _swap(stage, dest, root)
+        if report is not None:
+            report.rendered.append(cp.book.profile)
+    shutil.rmtree(staging_root, ignore_errors=True)
+
+
+def _rel(p: Path, root: Path) -> str:
+    try:
+        return Path(p).relative_to(root).as_posix()
+    except ValueError:
+        return str(p)
+
+
+def _swap(stage: Path, dest: Path, root: Path) -> None:
+    """Put ``stage`` where ``dest`` is: rename the old one aside, rename the new one in, delete the old."""
+    trash = root / "_build" / "trash" / f"{dest.name}-{os.getpid()}-{time.monotonic_ns()}"
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        trash.parent.mkdir(parents=True, exist_ok=True)
+        if dest.exists():
+            os.rename(dest, trash)
+        try:
+            os.rename(stage, dest)
+        except OSError:
+            if trash.exists():
+                os.rename(trash, dest)   # put the old book back
+            raise
+    except OSError as e:
+        raise BuildError(_rel(dest, root), None, f"cannot replace the rendered book: {e.strerror}; "
+                                                 "it was left as before") from None
+    shutil.rmtree(trash, ignore_errors=True)
+
+
+def build(root: Path, names: list[str], opts: Options, render: bool) -> Report:
+    """``check`` (and ``render``) under the build lock; the one entry point of every command."""
+    t0 = time.perf_counter()
+    report = Report(checked=[])
+    with build_lock(root, opts.quiet):
+        check(root, names, opts, report)
+        if render:
+            render_books(root, report.checked, opts, report)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def check_book(root: Path, names: list[str], opts: Options | None = None) -> list[CheckedProfile]:
+    """Execute and verify ``names`` under the build lock (the library form of ``check``)."""
+    return build(root, names, opts or Options(quiet=True), render=False).checked
