@@ -116,6 +116,7 @@ class Scan:
     masked: str                       # prose only; same length, masked chars -> spaces
     inline: list[InlinePy] = field(default_factory=list)
     fences: list[Fence] = field(default_factory=list)
+    math: list[tuple[int, int]] = field(default_factory=list)   # spans of $...$ / $$...$$ in text
 
 
 def _line_starts(text: str) -> list[int]:
@@ -201,7 +202,7 @@ def scan(text: str) -> Scan:
         work = "".join(buf)
 
     masked = work.replace("\x00", " ")
-    out = Scan(text=text, masked=masked, fences=fences)
+    out = Scan(text=text, masked=masked, fences=fences, math=sorted(math))
     for a, b, expr in inline:
         if expr is None:
             continue
@@ -308,6 +309,32 @@ def typed_numbers(text: str, relpath: str, allow: list[Allow]) -> list[LintError
     return errors
 
 
+#: a number inside math that reads as a typed quantity: a decimal, a thousands separator, or three
+#: digits and more ("$295$ times"); a formula's small constants and exponents (2N, S^2, 2^{30}) pass
+MATH_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:(?:\{,\}|,)\d{3})+(?:\.\d+)?|(?<![\w.])\d+\.\d+|(?<![\w.\\])\d{3,}")
+MATH_SKIP = re.compile(r"\\(?:tag|label|text|mathrm|operatorname)\{[^}]*\}|\{#[^}]*\}")
+
+
+def typed_numbers_in_math(text: str, relpath: str, allow: list[Allow]) -> list[LintError]:
+    """Typed quantities inside math ($295$ times): the prose lint cannot see into math."""
+    sc = scan(text)
+    starts = _line_starts(text)
+    rules = [a for a in allow if a.applies(relpath)]
+    errors = []
+    for a, b in sc.math:
+        body = MATH_SKIP.sub(lambda m: " " * len(m.group(0)), text[a:b])
+        for r in rules:
+            body = r.pattern.sub(lambda m: " " * len(m.group(0)), body)
+        toks = [m.group(0) for m in MATH_NUMBER.finditer(body)]
+        if toks:
+            errors.append(LintError(
+                relpath, _pos_to_line(starts, a),
+                f"typed number {', '.join(repr(t) for t in toks)} inside math: compute it in a cell and "
+                f"quote `{{python}} Cls.x_str` outside the math (a constant of the formula? add a "
+                f"reviewed pattern to bookbuild/lint_allowlist.toml)"))
+    return errors
+
+
 ATTR_READ = re.compile(r"^[A-Za-z_]\w*\.[A-Za-z_]\w*$")
 
 
@@ -339,4 +366,4 @@ def lint_file(path: Path, root: Path, allow: list[Allow] | None = None) -> list[
     text = read_text(path, Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
                      if Path(path).resolve().is_relative_to(Path(root).resolve()) else path)
     allow = load_allowlist() if allow is None else allow
-    return inline_rules(text, rel) + typed_numbers(text, rel, allow)
+    return inline_rules(text, rel) + typed_numbers(text, rel, allow) + typed_numbers_in_math(text, rel, allow)

@@ -3,12 +3,23 @@
 ``from mlsysim import *`` gives the registry (``Hardware``, ``Models``, ``Systems``), the units,
 the physics functions, and ``fmt``/``fmt_int``/``fmt_memory_capacity``/``check``.
 """
-from .errors import MlsysimError, RegistryError, UnitMismatchError, UnknownEntryError, UnknownPrecisionError
+from .errors import ContextWindowError, MlsysimError, RegistryError, UnitMismatchError, UnknownEntryError, UnknownPrecisionError
 from .fmt import Fmt, FormatPrecisionError, fmt, fmt_int, fmt_memory_capacity, fmt_words
 from .guards import GuardError, check
 from .physics import *  # noqa: F401,F403
 from .physics import __all__ as _physics_all
-from .registry import Hardware, Models, Systems, load_registry
+try:
+    from .registry import Hardware, Models, Systems, load_registry
+except RegistryError as _exc:
+    # The registry loads (and validates its data) at import. Run as a command (``python -m mlsysim``,
+    # whose package import happens while sys.argv[0] is still "-m", or the ``mlsysim`` script), a bad
+    # data file is one line and exit status 2, never a traceback; imported as a library, it raises.
+    import os as _os
+    import sys as _sys
+    if _sys.argv[:1] == ["-m"] or _os.path.basename(_sys.argv[0] if _sys.argv else "") == "mlsysim":
+        _sys.stderr.write(f"mlsysim: error: {_exc}\n")
+        raise SystemExit(2) from None
+    raise
 from .units import *  # noqa: F401,F403
 from .units import __all__ as _units_all
 
@@ -17,6 +28,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Hardware", "Models", "Systems", "load_registry", "check", "GuardError",
     "fmt", "fmt_int", "fmt_memory_capacity", "fmt_words", "Fmt", "FormatPrecisionError",
-    "MlsysimError", "RegistryError", "UnitMismatchError", "UnknownEntryError", "UnknownPrecisionError",
+    "ContextWindowError", "MlsysimError", "RegistryError", "UnitMismatchError", "UnknownEntryError", "UnknownPrecisionError",
     *_units_all, *_physics_all,
 ]

@@ -29,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("name")
     r = sub.add_parser("reference", help="the appendix's reference values for an accelerator and a model")
     r.add_argument("--accelerator", "-a", default="H100")
-    r.add_argument("--model", "-m", default="Llama3_70B")
+    r.add_argument("--model", "-m", default="Llama3_1_70B")
     r.add_argument("--node", "-n", default=None, help="default: the registry node built from the accelerator")
     r.add_argument("--weight-precision", "-p", default="fp8")
     r.add_argument("--kv-bytes", type=float, default=2.0, help="bytes per stored key/value element")

@@ -25,3 +25,7 @@ class UnknownPrecisionError(MlsysimError, KeyError):
 
 class UnitMismatchError(MlsysimError, TypeError):
     """A physics function received a quantity of the wrong dimension (or a bare number)."""
+
+
+class ContextWindowError(MlsysimError, ValueError):
+    """A context longer than the model's published context window."""

@@ -277,10 +277,14 @@ def explorer_data(lang: str = "en", *, context: int = DEFAULT_CONTEXT) -> dict:
             roof[a.name][p] = roofline_fragment(a, p, ax)
             values[a.name][p] = {}
             for m in models:
-                rv = reference_values(a, m, weight_precision=p, kv_bytes=KV_BYTES, context=context)
+                # a model whose window is shorter than the book's context is shown at its window
+                ctx = min(context, m.context_length) if m.context_length else context
+                rv = reference_values(a, m, weight_precision=p, kv_bytes=KV_BYTES, context=ctx)
                 raw = dataclasses.asdict(rv)
                 sv = shown_values(rv, a, lang)
                 values[a.name][p][m.name] = {"raw": [raw[f] for f in ROW_FIELDS], "shown": [sv[k] for k in SHOWN_KEYS]}
+                if ctx != context:
+                    values[a.name][p][m.name]["context"] = ctx
     return {
         "lang": lang, "context": context, "kv_bytes": float(KV_BYTES), "default": dict(DEFAULT_SELECTION),
         "accelerators": [{"name": a.name, "label": a.display_name, "precisions": list(a.precisions)} for a in accels],
@@ -299,7 +303,7 @@ def lookup(data: dict, accelerator: str, model: str, precision: str) -> dict | N
         return None
     out = dict(zip(data["fields"], entry["raw"]))
     out.update(accelerator=accelerator, model=model, weight_precision=precision, kv_bytes=data["kv_bytes"],
-               context=data["context"])
+               context=entry.get("context", data["context"]))
     return out
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import UnknownEntryError
+from .errors import ContextWindowError, UnknownEntryError
 from .physics import (attention_crossover_length, compute_bound_batch, decode_time_per_token, kv_bytes_at,
                       kv_bytes_per_token, prefill_time_per_token, resident_trajectories, ridge_point)
 from .registry import Accelerator, Model, Node, Systems
@@ -51,6 +51,10 @@ def reference_values(accel: Accelerator, model: Model, node: Node | None = None,
     """Every quantity of the appendix's reference table, in SI base units (seconds, bytes)."""
     if context <= 0:
         raise ValueError(f"context must be a positive number of tokens, got {context}")
+    if model.context_length and context > model.context_length:
+        raise ContextWindowError(f"a context of {context:,} tokens exceeds {model.display_name}'s context window "
+                                 f"of {model.context_length:,} tokens (models.toml [{model.name}] context_length); "
+                                 "choose a shorter context or a model with a longer window")
     if kv_bytes <= 0:
         raise ValueError(f"kv bytes per element must be positive, got {kv_bytes}")
     if weight_precision not in PRECISION_BYTES:

@@ -7,6 +7,8 @@ disagrees with its geometry, or a reference to an unknown link, accelerator or s
 """
 from __future__ import annotations
 
+import math
+
 import dataclasses
 import os
 import tomllib
@@ -190,8 +192,17 @@ class _Loader:
     def read(self, name: str) -> dict:
         path = self.dir / name
         try:
-            with open(path, "rb") as fh:
-                return tomllib.load(fh)
+            data = path.read_bytes()
+        except OSError as exc:
+            raise RegistryError(f"{path}: cannot be read ({exc.strerror})") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise RegistryError(f"{path}:{line}: not valid UTF-8 (byte 0x{data[exc.start]:02X}); "
+                                "re-save the file as UTF-8") from None
+        try:
+            return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:  # duplicate keys land here too
             raise RegistryError(f"{path}: {exc} (a name may be defined twice; each entry needs a unique [name])") from None
 
@@ -221,6 +232,9 @@ class _Loader:
             got = getattr(q, "units", "no unit")
             raise RegistryError(f"{self.where(file, entry, fld)}: {text!r} is in {got}, but a {kind} must convert "
                                 f"to {want}; fix the unit")
+        if not math.isfinite(q.magnitude):
+            raise RegistryError(f"{self.where(file, entry, fld)}: {text!r} is not a finite number; "
+                                "give the published value")
         if q.magnitude <= 0:
             raise RegistryError(f"{self.where(file, entry, fld)}: {text!r} must be positive")
         return q
