@@ -43,12 +43,16 @@ def _build_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--cell-timeout", type=float, default=DEFAULT_CELL_TIMEOUT, metavar="SECONDS",
                     help=f"stop a cell that runs longer (default {DEFAULT_CELL_TIMEOUT:g})")
     ap.add_argument("--jobs", type=int, default=0, help="chapters executed at once (default: one per core)")
+    ap.add_argument("--formats", default="html,pdf", help="render: html, pdf or html,pdf (default both)")
 
 
 def _options(args) -> Options:
     if args.cell_timeout <= 0:
         raise SystemExit("bookbuild: --cell-timeout must be a positive number of seconds")
-    return Options(cache=not args.no_cache,
+    formats = tuple(f for f in args.formats.split(",") if f)
+    if not formats or set(formats) - {"html", "pdf"}:
+        raise SystemExit(f"bookbuild: --formats takes html, pdf or html,pdf, not {args.formats!r}")
+    return Options(cache=not args.no_cache, formats=formats,
                    limits=Limits(cell_timeout=args.cell_timeout, output_cap=DEFAULT_OUTPUT_CAP,
                                  parallel=max(0, args.jobs)))
 

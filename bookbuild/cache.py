@@ -85,18 +85,24 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def mlsysim_dir() -> Path | None:
-    """Where ``import mlsysim`` would load from, without importing it."""
+def mlsysim_dir(root: Path | None = None) -> Path | None:
+    """Where a chapter's ``import mlsysim`` loads from (the project's own copy first, as the chapters
+    see it with the project root first on ``sys.path``), without importing it."""
+    loaded = sys.modules.get("mlsysim")
+    if loaded is not None and getattr(loaded, "__file__", None):
+        return Path(loaded.__file__).parent
+    if root is not None and (Path(root) / "mlsysim" / "__init__.py").is_file():
+        return Path(root) / "mlsysim"
     spec = importlib.util.find_spec("mlsysim")
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(list(spec.submodule_search_locations)[0])
 
 
-def environment_digest() -> str:
+def environment_digest(root: Path | None = None) -> str:
     """mlsysim's code and data, the registry override folder, the package versions, our executor."""
     parts = {"format": CACHE_FORMAT, "versions": package_versions()}
-    m = mlsysim_dir()
+    m = mlsysim_dir(root)
     parts["mlsysim"] = tree_digest(m) if m else "absent"
     here = Path(__file__).parent
     parts["bookbuild"] = {n: file_digest(here / n) for n in EXECUTION_MODULES}
@@ -108,14 +114,19 @@ def environment_digest() -> str:
     return sha256_bytes(json.dumps(parts, sort_keys=True).encode())
 
 
-def chapter_key(files: list[Path], *, profile: str, lang: str, execute_options: dict,
+def chapter_key(files: list[Path], root: Path, *, profile: str, lang: str, execute_options: dict,
                 env: dict[str, str], environment: str) -> str:
-    """``files``: the chapter then every file it includes (absolute)."""
+    """``files``: the chapter then every file it includes (absolute; keyed relative to ``root``, so
+    two checkouts of the same sources share entries)."""
     parts = [b"chapter", environment.encode(), profile.encode(), lang.encode(),
              json.dumps(execute_options, sort_keys=True, default=str).encode(),
              json.dumps(env, sort_keys=True).encode()]
     for f in files:
-        parts.append(str(f).encode())
+        try:
+            name = Path(f).relative_to(root).as_posix()
+        except ValueError:
+            name = str(f)
+        parts.append(name.encode())
         parts.append(file_digest(f).encode())
     return sha256_bytes(*parts)
 
@@ -138,7 +149,8 @@ class Store:
 
     # -- executed chapters
     def get_chapter(self, key: str, root: Path) -> tuple[Any, Path] | None:
-        """The cached chapter and its folder (figures in ``figures/``), or None."""
+        """The cached chapter, its folder (figures in ``figures/``) and the figures' names relative
+        to the figure folder, or None."""
         if not self.enabled:
             return None
         d = self.entry("exec", key)
@@ -150,11 +162,12 @@ class Store:
                     return None
             with open(d / "chapter.pickle", "rb") as fh:
                 ec = pickle.load(fh)
+            figs = json.loads((d / "figures.json").read_text(encoding="utf-8"))
         except (OSError, ValueError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
             self.misses += 1
             return None
         self.hits += 1
-        return ec, d
+        return ec, d, figs
 
     def put_chapter(self, key: str, ec: Any, reads: dict[str, str], figures: list[Path],
                     fig_root: Path) -> None:
@@ -171,6 +184,8 @@ class Store:
             with open(tmp / "chapter.pickle", "wb") as fh:
                 pickle.dump(ec, fh, protocol=pickle.HIGHEST_PROTOCOL)
             (tmp / "reads.json").write_text(json.dumps(reads, sort_keys=True), encoding="utf-8")
+            (tmp / "figures.json").write_text(json.dumps([Path(f).relative_to(fig_root).as_posix()
+                                                          for f in figures]), encoding="utf-8")
             if final.exists():
                 shutil.rmtree(final, ignore_errors=True)
             os.replace(tmp, final)

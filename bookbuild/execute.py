@@ -83,6 +83,7 @@ class ExecutedChapter:
     figures: list[Path]            # figure files written
     files: list[str]               # the chapter and every file it includes (relative)
     cells: list[CellInfo]
+    guards: list[dict] = field(default_factory=list)   # guards evaluated (record mode only)
 
     def origin(self, md_line: int) -> Origin:
         """Source file and line of a 1-based line of ``markdown``."""

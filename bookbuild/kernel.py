@@ -64,14 +64,23 @@ class Limits:
     parallel: int = 0               # 0: one per core
 
 
-def preload() -> None:
-    """Import what every chapter imports, once, in the build process (before any fork)."""
+def preload(root: Path | None = None) -> None:
+    """Import what every chapter imports, once, in the build process (before any fork).
+
+    The project root comes first on ``sys.path`` while importing, as it does for the chapters, so a
+    project's own ``mlsysim`` is the one preloaded (and the one the cache key covers)."""
     os.environ.setdefault("MPLBACKEND", "agg")
-    for name in PRELOAD:
-        try:
-            __import__(name)
-        except Exception:  # noqa: BLE001 - a chapter that needs it reports the error itself
-            pass
+    saved = list(sys.path)
+    if root is not None:
+        sys.path.insert(0, str(root))
+    try:
+        for name in PRELOAD:
+            try:
+                __import__(name)
+            except Exception:  # noqa: BLE001 - a chapter that needs it reports the error itself
+                pass
+    finally:
+        sys.path[:] = saved
     try:
         import matplotlib
         matplotlib.use("agg")
@@ -120,6 +129,15 @@ def _record_reads(root: Path, skip: list[Path]) -> set[str]:
     return reads
 
 
+def _recorded_guards(root: Path) -> list[dict]:
+    """The guards ``mlsysim.check`` recorded (``MLSYSIM_GUARDS=record``), files relative to root."""
+    g = sys.modules.get("mlsysim.guards")
+    out = []
+    for r in getattr(g, "RECORD", []) or []:
+        out.append(dict(r, file=_rel(r["file"], root) or r["file"]))
+    return out
+
+
 def _child(job: Job, limits: Limits, conn) -> None:
     from .cache import mlsysim_dir
     from .execute import execute_chapter
@@ -135,6 +153,7 @@ def _child(job: Job, limits: Limits, conn) -> None:
                              execute_options=job.execute_options, profile=job.profile,
                              cell_timeout=limits.cell_timeout, output_cap=limits.output_cap,
                              on_cell=rep.cell)
+        ec.guards = _recorded_guards(job.root)
         conn.send(("done", (ec, sorted(reads))))
     except BuildError as e:
         conn.send(("error", e))
@@ -169,7 +188,7 @@ def run_jobs(jobs: list[Job], limits: Limits | None = None) -> dict[str, Any]:
     limits = limits or Limits()
     if not jobs:
         return {}
-    preload()
+    preload(jobs[0].root)
     ctx = _context()
     width = limits.parallel or os.cpu_count() or 1
     pending = list(jobs)

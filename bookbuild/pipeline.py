@@ -124,7 +124,7 @@ def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
     Raises :class:`BuildFailed` with one error per failing chapter."""
     root = Path(root).resolve()
     env = dict(env or {})
-    environment = C.environment_digest()
+    environment = C.environment_digest(root)   # resolves mlsysim as the chapters will, without importing it
     jobs: list[tuple[Job, str, Book]] = []
     results: dict[str, ExecutedChapter] = {}
     errors: list[BuildError] = []
@@ -140,17 +140,18 @@ def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
             except BuildError as e:
                 errors.append(e)
                 continue
-            key = C.chapter_key(files, profile=book.profile, lang=book.lang,
+            key = C.chapter_key(files, root, profile=book.profile, lang=book.lang,
                                 execute_options=book.execute_options, env=env, environment=environment)
             name = f"{book.profile}:{ch.path.as_posix()}"
             md_path = out / ch.path.with_suffix(".md")
             fig_dir = out / "figures"
             hit = store.get_chapter(key, root)
             if hit is not None:
-                ec, entry = hit
+                ec, entry, names = hit
                 figs = entry / "figures"
                 if figs.is_dir():
                     shutil.copytree(figs, fig_dir, dirs_exist_ok=True)
+                ec.figures = [fig_dir / n for n in names]   # this checkout's executed folder
                 results[name] = ec
                 if report is not None:
                     report.cached.append(name)

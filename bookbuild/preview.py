@@ -1,0 +1,258 @@
+"""``python -m bookbuild preview [--profile en|zh] [--port N] [--no-browser]``: the author's loop.
+
+Serves ``_book/<lang>`` on localhost, watches the sources (chapters and what they include, the
+``_quarto*.yml`` files, the bibliography, the lint allowlist, ``mlsysim``'s code and data) and, on a
+change, rebuilds through the same pipeline as ``render`` (in a fresh process, so a changed ``mlsysim``
+is imported anew; the content cache re-executes only what the change touched). Every page the
+server sends carries a small script that listens for the next build on an event stream and reloads;
+a failed build (a broken guard, a typo in a cell) shows its one-line messages in a banner on the page
+and in the terminal, and the next good build clears it. Ctrl-C stops the server cleanly.
+
+Watching polls the files' modification times and sizes (a few hundred files, every 0.3 s): no
+dependency, and it works the same on every file system.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import webbrowser
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from .project import load_book, profiles as list_profiles
+
+EVENTS = "/__bookbuild__/events"
+STATUS = "/__bookbuild__/status"
+
+CLIENT = """<script id="bookbuild-preview">(function(){
+  var seen = %(version)d;
+  function banner(lines){
+    var b = document.getElementById('bookbuild-errors');
+    if (!lines || !lines.length){ if (b) b.remove(); return; }
+    if (!b){ b = document.createElement('div'); b.id = 'bookbuild-errors'; b.setAttribute('role','alert');
+      b.style.cssText = 'position:fixed;left:0;right:0;top:0;z-index:9999;background:#7f1d1d;color:#fff;'
+        + 'font:13px/1.45 ui-monospace,monospace;padding:10px 14px;white-space:pre-wrap;max-height:45vh;overflow:auto';
+      document.body.appendChild(b); }
+    b.textContent = 'The last build failed (the page shows the previous good build):\\n' + lines.join('\\n');
+  }
+  function apply(s){
+    if (s.ok && s.version !== seen){ location.reload(); return; }
+    banner(s.ok ? [] : s.errors);
+  }
+  var es = new EventSource('%(events)s');
+  es.onmessage = function(e){ apply(JSON.parse(e.data)); };
+})();</script>"""
+
+
+class State:
+    """What the server tells the pages: the build's version, whether it passed, its error lines."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.version = 0
+        self.ok = True
+        self.errors: list[str] = []
+        self.stopping = False
+
+    def publish(self, ok: bool, errors: list[str]) -> None:
+        with self.cond:
+            if ok:
+                self.version += 1
+            self.ok, self.errors = ok, errors
+            self.cond.notify_all()
+
+    def snapshot(self) -> dict:
+        return {"version": self.version, "ok": self.ok, "errors": self.errors}
+
+
+def watched_files(root: Path, names: list[str]) -> list[Path]:
+    """Every file whose change can change the book (the same inputs the cache keys cover)."""
+    from .execute import expand_includes
+    root = Path(root)
+    out: set[Path] = set(root.glob("_quarto*.yml"))
+    out.add(Path(__file__).with_name("lint_allowlist.toml"))
+    for p in (root / "mlsysim").rglob("*") if (root / "mlsysim").is_dir() else []:
+        if p.is_file() and "__pycache__" not in p.parts:
+            out.add(p)
+    for name in names:
+        try:
+            book = load_book(root, name)
+        except Exception:  # noqa: BLE001 - a broken config is reported by the build itself
+            continue
+        out.update(root / b for b in book.bibliography)
+        for ch in book.chapters:
+            out.add(root / ch.path)
+            try:
+                for _, o in expand_includes(root / ch.path, root):
+                    out.add(root / o.file)
+            except Exception:  # noqa: BLE001
+                pass
+    return sorted(out)
+
+
+def snapshot(files: list[Path]) -> dict[Path, tuple[int, int]]:
+    snap = {}
+    for f in files:
+        try:
+            st = f.stat()
+            snap[f] = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            snap[f] = (0, -1)
+    return snap
+
+
+def build_once(root: Path, profile: str, cell_timeout: float | None = None) -> tuple[bool, list[str], float]:
+    """One ``render`` (HTML only) in a fresh process; returns (ok, error lines, seconds)."""
+    cmd = [sys.executable, "-m", "bookbuild", "render", "--profile", profile, "--root", str(root),
+           "--formats", "html"]
+    if cell_timeout:
+        cmd += ["--cell-timeout", str(cell_timeout)]
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "waiting for it" not in ln]
+    return r.returncode == 0, lines, time.perf_counter() - t0
+
+
+def make_handler(book_dir: Path, state: State):
+    class Handler(SimpleHTTPRequestHandler):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, directory=str(book_dir), **kw)
+
+        def log_message(self, fmt, *args):  # quiet: the terminal shows builds, not requests
+            pass
+
+        def end_headers(self):
+            self.send_header("Cache-Control", "no-store")
+            super().end_headers()
+
+        def do_GET(self):  # noqa: N802 - http.server's name
+            path = self.path.split("?", 1)[0]
+            if path == EVENTS:
+                return self._events()
+            if path == STATUS:
+                return self._json(state.snapshot())
+            target = Path(self.translate_path(path))
+            if target.is_dir():
+                target = target / "index.html"
+            if target.suffix == ".html" and target.is_file():
+                return self._page(target)
+            if not book_dir.is_dir():
+                return self._page(None)
+            return super().do_GET()
+
+        def _json(self, obj):
+            data = json.dumps(obj).encode()
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _page(self, target: Path | None):
+            if target is None:
+                text = ("<!doctype html><meta charset=utf-8><title>bookbuild preview</title>"
+                        "<body><p>No book yet: the first build has not succeeded.</p></body>")
+            else:
+                text = target.read_text(encoding="utf-8")
+            script = CLIENT % {"version": state.version, "events": EVENTS}
+            text = text.replace("</body>", script + "</body>", 1) if "</body>" in text else text + script
+            data = text.encode("utf-8")
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _events(self):
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            last = None
+            try:
+                while not state.stopping:
+                    snap = state.snapshot()
+                    if snap != last:
+                        self.wfile.write(f"data: {json.dumps(snap)}\n\n".encode())
+                        self.wfile.flush()
+                        last = snap
+                    with state.cond:
+                        state.cond.wait(timeout=1.0)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+    return Handler
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bookbuild preview",
+                                 description="Serve the book on localhost and rebuild it as you edit.")
+    ap.add_argument("--profile", default=None, help="en | zh (default: the project's default)")
+    ap.add_argument("--port", type=int, default=4848)
+    ap.add_argument("--no-browser", action="store_true")
+    ap.add_argument("--root", default=".", type=Path)
+    ap.add_argument("--cell-timeout", type=float, default=None)
+    ap.add_argument("--interval", type=float, default=0.3, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    root = args.root.resolve()
+    names = list_profiles(root) or ["default"]
+    profile = args.profile or load_book(root, None).profile
+    if profile not in names and profile != "default":
+        print(f"bookbuild: unknown profile {profile!r} (profiles: {', '.join(names)})", file=sys.stderr)
+        return 2
+    book = load_book(root, profile)
+    book_dir = (root / book.output_dir).resolve()
+    state = State()
+
+    def report(ok, errors, secs):
+        if ok:
+            print(f"preview: built {profile} in {secs:.1f} s", flush=True)
+        else:
+            for ln in errors:
+                print(ln, file=sys.stderr, flush=True)
+            print(f"preview: the build failed ({secs:.1f} s); serving the last good pages", file=sys.stderr, flush=True)
+        state.publish(ok, errors)
+
+    try:
+        server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(book_dir, state))
+    except OSError as e:
+        print(f"bookbuild: cannot serve on 127.0.0.1:{args.port}: {e.strerror}; choose another --port",
+              file=sys.stderr)
+        return 1
+    server.daemon_threads = True
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(f"preview: serving {book.output_dir.as_posix()} at {url} (Ctrl-C stops)", flush=True)
+    report(*build_once(root, profile, args.cell_timeout))
+    if not args.no_browser:
+        webbrowser.open(url)
+    try:
+        files = watched_files(root, [profile])
+        snap = snapshot(files)
+        while True:
+            time.sleep(args.interval)
+            new = snapshot(files)
+            if new == snap:
+                continue
+            changed = [f for f in new if new[f] != snap.get(f)]
+            time.sleep(0.05)   # let an editor finish writing
+            print("preview: changed " + ", ".join(os.path.relpath(f, root) for f in changed[:4])
+                  + (" …" if len(changed) > 4 else ""), flush=True)
+            report(*build_once(root, profile, args.cell_timeout))
+            files = watched_files(root, [profile])   # an include may have been added
+            snap = snapshot(files)
+    except KeyboardInterrupt:
+        print("\npreview: stopped", flush=True)
+    finally:
+        state.stopping = True
+        with state.cond:
+            state.cond.notify_all()
+        server.shutdown()
+        server.server_close()
+    return 0
+
