@@ -30,6 +30,8 @@ _DIMS = {
     "bandwidth": "byte / second",
     "throughput": "flop / second",
     "count": "count",
+    "time": "second",  # measured latencies (measurements.toml)
+    "rate": "count / second",  # measured throughput in token/s (a token is a count)
 }
 
 
