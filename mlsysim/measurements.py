@@ -250,8 +250,122 @@ def setup_label(m: Measurement) -> str:
 
 def load_label(m: Measurement) -> str:
     """'c = 1', 'B = 256', '≤ 3,200', or 'max' for an unbounded maximum-load run."""
-    return {"concurrency": f"c = {m.streams:,}", "batch": f"B = {m.streams:,}",
-            "max_seqs": f"≤ {m.streams:,}" if m.streams else "max", "unbounded": "max"}[m.load]
+    if m.load == "unbounded" or m.streams is None:
+        return "max"
+    return {"concurrency": f"c = {m.streams:,}", "batch": f"B = {m.streams:,}", "max_seqs": f"≤ {m.streams:,}"}[m.load]
+
+
+# ───────────────────────────── the table (book, CLI) and the summary the prose quotes ─────────────────────────────
+
+#: column headers and metric names in each book language
+TABLE_TEXT = {
+    "en": {"headers": ["Source", "Setup", "Model", "Load", "In / out", "Metric", "Measured", "Floor", "Achieved"],
+           "metrics": {"itl": "inter-token latency", "ttft": "time to first token",
+                       "request_latency": "request latency", "output_throughput": "output throughput"},
+           "ceiling": "ceiling"},
+    "zh": {"headers": ["来源", "配置", "模型", "负载", "输入 / 输出", "指标", "实测", "下限", "达到比例"],
+           "metrics": {"itl": "词元间延迟", "ttft": "首词元时间", "request_latency": "请求延迟",
+                       "output_throughput": "输出吞吐量"},
+           "ceiling": "上限"},
+}
+
+
+def _fmt_value(metric: str, x: float) -> str:
+    if METRICS[metric][0] == "rate":
+        return f"{x:,.0f} token/s" if x >= 100 else f"{x:,.1f} token/s"
+    return f"{x:,.2f} s" if x >= 1 else f"{x * 1e3:,.1f} ms"
+
+
+def _fmt_percent(x: float) -> str:
+    """Achieved fraction in percent: whole percent from 10 %, one decimal below (never a bare '0 %')."""
+    return f"{x * 100:.0f} %" if x >= 0.1 else f"{x * 100:.1f} %" if x >= 0.001 else f"{x * 100:.2g} %"
+
+
+def table_rows(measurements: Mapping[str, Measurement] | None = None, lang: str = "en", *,
+               accelerator: str | None = None, model: str | None = None, cite: bool = True) -> list[list[str]]:
+    """One row per measured value: source, setup, model, load, lengths, metric, measured, floor (the
+    ceiling for throughput, marked), achieved percent. Entry columns are filled on an entry's first row."""
+    ms = MEASUREMENTS if measurements is None else measurements
+    text = TABLE_TEXT[lang]
+    rows = []
+    for m in ms.values():
+        if (accelerator and m.accelerator.name != accelerator) or (model and m.model.name != model):
+            continue
+        for i, c in enumerate(compare(m)):
+            head = ([f"[@{m.source.cite}]" if cite and m.source.cite else m.source.key, setup_label(m), m.model.display_name,
+                     load_label(m), f"{m.input_tokens:,} / {m.output_tokens:,}"] if i == 0 else [""] * 5)
+            floor = _fmt_value(c.metric, c.floor) + ("" if c.kind == "time" else f" ({text['ceiling']})")
+            rows.append(head + [text["metrics"][c.metric], _fmt_value(c.metric, c.measured), floor,
+                                _fmt_percent(c.achieved)])
+    return rows
+
+
+def table_markdown(measurements=None, lang: str = "en", **kw) -> str:
+    """The rows as a pipe table (the appendix prints it; the same columns in both languages)."""
+    head = TABLE_TEXT[lang]["headers"]
+    lines = ["| " + " | ".join(head) + " |", "|:--|:--|:--|:--|--:|:--|--:|--:|--:|"]
+    for r in table_rows(measurements, lang, **kw):
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+    return "\n".join(lines)
+
+
+def table_text(measurements=None, lang: str = "en", **kw) -> str:
+    """The same rows as aligned plain text (``python -m mlsysim calibrate``)."""
+    rows = [TABLE_TEXT[lang]["headers"]] + table_rows(measurements, lang, cite=False, **kw)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    right = {4, 6, 7, 8}
+    return "\n".join("  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
+                     .rstrip() for r in rows)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What the appendix's prose quotes, over the reference accelerator's measurements when the registry
+    holds, for it, a throughput at one stream and one at a stated concurrency or batch above one; else
+    over every measurement (``on_accelerator`` False)."""
+
+    accelerator: str
+    on_accelerator: bool  # False: no (or not enough) measurements for it; the basis is the whole registry
+    n_entries: int
+    n_publishers: int
+    n_accelerators: int
+    n_basis: int
+    decode_c1: tuple[float, float]  # achieved fraction of the decode floor at one stream (itl, request latency)
+    ttft_c1: tuple[float, float]
+    streams_max: int  # the largest stated concurrency or batch in the basis
+    itl_at_max: float | None  # single-stream decode floor / ITL at that concurrency
+    throughput_at_max: float  # achieved fraction of the throughput ceiling there
+    throughput_c1: float  # the same at one stream
+    overall: tuple[float, float]  # every non-TTFT fraction of the whole registry
+
+
+def summary(accelerator: str, measurements: Mapping[str, Measurement] | None = None) -> Summary:
+    ms = MEASUREMENTS if measurements is None else measurements
+    every = list(ms.values())
+    own = [m for m in every if m.accelerator.name == accelerator]
+
+    def usable(group):
+        return any(m.latency_bound and "output_throughput" in m.values for m in group) and any(
+            m.load in ("concurrency", "batch") and m.streams > 1 and "output_throughput" in m.values for m in group)
+
+    basis = own if usable(own) else every
+    comps = {m.key: {c.metric: c.achieved for c in compare(m)} for m in basis}
+    c1 = [m for m in basis if m.latency_bound]
+    dec = [v for m in c1 for k, v in comps[m.key].items() if k in ("itl", "request_latency")]
+    ttft = [comps[m.key]["ttft"] for m in c1 if "ttft" in comps[m.key]] or [math.nan]
+    stated = [m for m in basis if m.load in ("concurrency", "batch") and "output_throughput" in m.values]
+    s_max = max(m.streams for m in stated)
+    at_max = [m for m in stated if m.streams == s_max]
+    thr_max = max(comps[m.key]["output_throughput"] for m in at_max)
+    itl_max = [comps[m.key]["itl"] for m in at_max if "itl" in comps[m.key]]
+    thr_c1 = [comps[m.key]["output_throughput"] for m in c1 if "output_throughput" in comps[m.key]]
+    allc = [c.achieved for c in calibrate(ms) if c.metric != "ttft"]
+    return Summary(accelerator=accelerator, on_accelerator=basis is own, n_entries=len(every),
+                   n_publishers=len({m.source.publisher for m in every}),
+                   n_accelerators=len({m.accelerator.name for m in every}), n_basis=len(basis),
+                   decode_c1=(min(dec), max(dec)), ttft_c1=(min(ttft), max(ttft)), streams_max=s_max,
+                   itl_at_max=min(itl_max) if itl_max else None, throughput_at_max=thr_max,
+                   throughput_c1=max(thr_c1), overall=(min(allc), max(allc)))
 
 
 MEASUREMENTS: dict[str, Measurement] = load_measurements()
@@ -266,5 +380,6 @@ def get(key: str) -> Measurement:
 
 
 __all__ = ["Measurement", "Comparison", "MEASUREMENTS", "METRICS", "METRIC_ORDER", "LOADS", "load_measurements",
-           "floors", "compare", "calibrate", "check_floors", "setup_label", "load_label", "get",
+           "floors", "compare", "calibrate", "check_floors", "setup_label", "load_label", "get", "table_rows",
+           "table_markdown", "table_text", "TABLE_TEXT", "Summary", "summary",
            "mean_decode_context"]

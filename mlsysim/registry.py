@@ -43,6 +43,7 @@ class Source:
     url: str
     accessed: str
     note: str = ""
+    cite: str = ""  # the references.bib key when the book cites this source (measurements.toml's sources)
 
 
 @dataclass(frozen=True)
