@@ -260,8 +260,8 @@ def load_label(m: Measurement) -> str:
 #: column headers and metric names in each book language
 TABLE_TEXT = {
     "en": {"headers": ["Source", "Setup", "Model", "Load", "In / out", "Metric", "Measured", "Floor", "Achieved"],
-           "metrics": {"itl": "inter-token latency", "ttft": "time to first token",
-                       "request_latency": "request latency", "output_throughput": "output throughput"},
+           "metrics": {"itl": "ITL", "ttft": "TTFT", "request_latency": "request latency",
+                       "output_throughput": "throughput"},
            "ceiling": "ceiling"},
     "zh": {"headers": ["来源", "配置", "模型", "负载", "输入 / 输出", "指标", "实测", "下限", "达到比例"],
            "metrics": {"itl": "词元间延迟", "ttft": "首词元时间", "request_latency": "请求延迟",
@@ -272,7 +272,7 @@ TABLE_TEXT = {
 
 def _fmt_value(metric: str, x: float) -> str:
     if METRICS[metric][0] == "rate":
-        return f"{x:,.0f} token/s" if x >= 100 else f"{x:,.1f} token/s"
+        return f"{x:,.0f} tok/s" if x >= 100 else f"{x:,.1f} tok/s"
     return f"{x:,.2f} s" if x >= 1 else f"{x * 1e3:,.1f} ms"
 
 

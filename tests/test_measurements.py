@@ -260,7 +260,7 @@ def _section(md: str) -> str:
 def test_section_parity_table_and_figure_in_both_languages(executed_appendix):
     en, zh = (_section(executed_appendix[k].markdown) for k in ("en", "zh"))
     for s in (en, zh):
-        assert "{#tbl-appdx-calibration}" in s and "{#fig-appdx-calibration " in s
+        assert "{#tbl-appdx-calibration " in s and "{#fig-appdx-calibration " in s
         assert "{#eq-appdx-tp-decode-floor}" in s and "{#eq-appdx-batch-roofline}" in s
     row = re.compile(r"^\|.*\|$", re.M)
     en_rows, zh_rows = row.findall(en), row.findall(zh)
