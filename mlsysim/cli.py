@@ -35,6 +35,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--kv-bytes", type=float, default=2.0, help="bytes per stored key/value element")
     r.add_argument("--context", type=int, default=DEFAULT_CONTEXT, help="tokens of context per trajectory")
     r.add_argument("--json", action="store_true", help="one JSON object in SI base units")
+    c = sub.add_parser("calibrate", help="published measurements against the floors under them (the appendix's table)")
+    c.add_argument("--accelerator", "-a", default=None, help="only measurements on this accelerator")
+    c.add_argument("--model", "-m", default=None, help="only measurements of this model")
+    c.add_argument("--lang", choices=("en", "zh"), default="en", help="column headers and metric names")
+    c.add_argument("--json", action="store_true", help="a JSON list, one object per measured value, SI units")
     return p
 
 
@@ -142,6 +147,37 @@ def _cmd_reference(a, out) -> None:
         out.write(f"note: {v.note}\n")
 
 
+def _cmd_calibrate(a, out) -> None:
+    try:
+        accel = Hardware.Cloud.get(a.accelerator).name if a.accelerator else None
+        model = Models.Language.get(a.model).name if a.model else None
+    except MlsysimError as exc:
+        raise _BadInput(str(exc)) from None
+    from . import measurements as meas  # loads and checks measurements.toml (a bad entry raises here)
+    comps = meas.calibrate(accelerator=accel, model=model)
+    if a.json:
+        rows = []
+        for c in comps:
+            m = meas.MEASUREMENTS[c.entry]
+            rows.append({"entry": c.entry, "source": m.source.key, "url": m.source.url, "table": m.source.title,
+                         "row": m.table, "accelerator": m.accelerator.name, "count": m.count,
+                         "model": m.model.name, "weight_precision": m.weight_precision,
+                         "kv_precision": m.kv_precision, "tensor_parallel": m.tensor_parallel,
+                         "pipeline_parallel": m.pipeline_parallel, "load": m.load, "streams": m.streams,
+                         "input_tokens": m.input_tokens, "output_tokens": m.output_tokens,
+                         "software": m.software, "software_version": m.software_version, "metric": c.metric,
+                         "unit": meas.METRICS[c.metric][1], "measured": c.measured, "floor": c.floor,
+                         "achieved": c.achieved})
+        json.dump(rows, out, indent=2, sort_keys=True)
+        out.write("\n")
+        return
+    if not comps:
+        have = sorted({m.accelerator.name for m in meas.MEASUREMENTS.values()})
+        out.write(f"no published measurement matches; the registry has measurements on {', '.join(have)}\n")
+        return
+    out.write(meas.table_text(lang=a.lang, accelerator=accel, model=model) + "\n")
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -149,6 +185,8 @@ def main(argv=None) -> int:
             _cmd_list(sys.stdout)
         elif args.cmd == "show":
             _cmd_show(args.name, sys.stdout)
+        elif args.cmd == "calibrate":
+            _cmd_calibrate(args, sys.stdout)
         else:
             _cmd_reference(args, sys.stdout)
     except (_BadInput, MlsysimError, ValueError) as exc:

@@ -395,3 +395,69 @@ def overcommit_figure(resident, link_bandwidth, bytes_per_task, durations, cross
 
 
 __all__ += ["policy_map_figure", "overcommit_figure"]
+
+
+# ───────────────────────────── measurements against floors ─────────────────────────────
+
+#: marker per metric: per-token latency, request latency, time to first token, throughput
+_CAL_MARKERS = {"itl": "o", "request_latency": "s", "ttft": "^", "output_throughput": "D"}
+_CAL_LABELS = {"itl": r"$t_{\mathrm{decode}}/t_{\mathrm{ITL}}$", "request_latency": r"$T/T_{\mathrm{request}}$",
+               "ttft": r"$T_{\mathrm{prefill}}/t_{\mathrm{TTFT}}$", "output_throughput": r"$X/X_{\max}$"}
+_CAL_COLORS = ("#1f4e79", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#757575", "#00838f")
+
+
+def calibration_data(highlight: str | None = None, measurements=None) -> dict:
+    """The plotted points of the calibration figure, with no drawing: for every measured value of the
+    measurements registry, the streams per pass (concurrency, batch or stated limit; None for a
+    maximum-load run with no stated limit), the achieved fraction, the metric and the accelerator.
+    ``highlight`` names the accelerator drawn filled (the reader's choice); the others are hollow."""
+    from .measurements import MEASUREMENTS, calibrate
+    ms = MEASUREMENTS if measurements is None else measurements
+    points = []
+    for c in calibrate(ms):
+        m = ms[c.entry]
+        points.append({"entry": c.entry, "metric": c.metric, "accelerator": m.accelerator.name,
+                       "streams": m.streams, "achieved": c.achieved, "highlight": m.accelerator.name == highlight})
+    finite = [p["streams"] for p in points if p["streams"] is not None]
+    unbounded_x = 10 ** np.ceil(np.log10(max(finite) * 3)) if finite else 1.0
+    accels = sorted({p["accelerator"] for p in points})
+    return {"points": points, "unbounded_x": float(unbounded_x), "accelerators": accels, "highlight": highlight}
+
+
+def calibration_figure(data: dict):
+    """Achieved fraction of the floor against streams per pass (log axis), one marker per metric and one
+    color per accelerator; maximum-load runs with no stated limit sit at the right edge, marked ∞."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    color = {a: _CAL_COLORS[i % len(_CAL_COLORS)] for i, a in enumerate(data["accelerators"])}
+    for p in data["points"]:
+        x = p["streams"] if p["streams"] is not None else data["unbounded_x"]
+        c = color[p["accelerator"]]
+        ax.plot([x], [p["achieved"]], _CAL_MARKERS[p["metric"]], color=c, markersize=7,
+                markerfacecolor=c if p["highlight"] or data["highlight"] is None else "none", markeredgewidth=1.4)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylim(min(p["achieved"] for p in data["points"]) / 2, 1.5)
+    ax.axhline(1, color=_COLORS["grey"], linestyle=":", linewidth=1)
+    ticks = [t for t in (1, 10, 100, 1000) if t < data["unbounded_x"]] + [data["unbounded_x"]]
+    ax.set_xticks(ticks, [f"{t:,.0f}" for t in ticks[:-1]] + [r"$\infty$"])
+    ax.set_xlabel(r"$B$")
+    ax.set_ylabel(r"$\eta$")
+    metric_handles = [ax.plot([], [], _CAL_MARKERS[k], color="#424242", label=v)[0] for k, v in _CAL_LABELS.items()
+                      if any(p["metric"] == k for p in data["points"])]
+    accel_handles = [ax.plot([], [], "s", color=color[a], label=a)[0] for a in data["accelerators"]]
+    _style(ax)
+    leg = ax.legend(handles=metric_handles, loc="lower left", fontsize=8, frameon=False)
+    ax.add_artist(leg)
+    ax.legend(handles=accel_handles, loc="upper right", fontsize=8, frameon=False, ncol=len(accel_handles))
+    fig.tight_layout()
+    return fig, data
+
+
+def write_calibration_figure(out_dir, highlight: str | None = None, measurements=None):
+    """Draw the calibration figure and write ``out_dir/calibration.svg``; returns (path, data)."""
+    fig, data = calibration_figure(calibration_data(highlight, measurements))
+    return save_svg(fig, Path(out_dir) / "calibration.svg"), data
+
+
+__all__ += ["calibration_data", "calibration_figure", "write_calibration_figure"]

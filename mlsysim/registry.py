@@ -32,6 +32,8 @@ _DIMS = {
     "bandwidth": "byte / second",
     "throughput": "flop / second",
     "count": "count",
+    "time": "second",  # measured latencies (measurements.toml)
+    "rate": "count / second",  # measured throughput in token/s (a token is a count)
 }
 
 
@@ -43,6 +45,7 @@ class Source:
     url: str
     accessed: str
     note: str = ""
+    cite: str = ""  # the references.bib key when the book cites this source (measurements.toml's sources)
 
 
 @dataclass(frozen=True)

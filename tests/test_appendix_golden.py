@@ -10,8 +10,10 @@ import pytest
 
 from conftest import golden
 
-# The one attribute whose value differs by language: "70-billion" vs "700 亿" (亿 = 10^8).
-LOCALIZED = {"ServingRef.params_class_b_str": "ServingRef.params_class_yi_str"}
+# The attributes whose values differ by language: "70-billion" vs "700 亿" (亿 = 10^8).
+LOCALIZED = {"ServingRef.params_class_b_str": "ServingRef.params_class_yi_str",
+             # the calibration section's scope phrase ("On the reference accelerator" / "在参考加速器上")
+             "Calibration.scope_en_str": "Calibration.scope_zh_str"}
 
 NUM = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?")
 

@@ -1,0 +1,385 @@
+"""Published serving measurements (``data/measurements.toml``) and how close each comes to its floor.
+
+Loading follows the registry's rules (:mod:`mlsysim.registry`): every measured value is a quantity
+string whose unit must convert to the metric's dimension, finite and positive; every entry names a
+source defined in ``sources.toml``, a registry accelerator and model, and a precision the accelerator
+publishes. A violation raises :class:`RegistryError` naming file, entry and field, when this module is
+imported.
+
+Then the guard: for every measured value, the floor the physics puts under it
+(:mod:`mlsysim.physics.serving_floors`). A measurement that beats its floor is physically impossible,
+so the registry or the physics is wrong, and importing this module raises :class:`GuardError` naming
+the entry, the metric, the floor and the measured value.
+
+Achieved fraction: floor / measured for a time (inter-token latency, time to first token, request
+latency), measured / ceiling for a throughput; 1 would be the floor itself.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from .errors import RegistryError, UnknownEntryError, UnknownPrecisionError
+from .guards import check
+from .physics.serving_floors import (mean_decode_context, throughput_ceiling, tp_decode_floor, tp_prefill_floor,
+                                     batch_time_floor)
+from .physics.kvcache import kv_bytes_per_token
+from .registry import DATA_DIR, REGISTRY, Accelerator, Model, Registry, Source, _Loader, _require
+from .units import PRECISION_BYTES, Q_
+
+FILE = "measurements.toml"
+
+#: measured metrics: field -> (kind of quantity, SI unit, short label)
+METRICS = {
+    "itl": ("time", "second", "inter-token latency"),
+    "ttft": ("time", "second", "time to first token"),
+    "request_latency": ("time", "second", "request latency"),
+    "output_throughput": ("rate", "1/second", "output throughput"),
+}
+#: the order rows are shown in
+METRIC_ORDER = ("itl", "request_latency", "ttft", "output_throughput")
+LOADS = ("concurrency", "batch", "max_seqs", "unbounded")
+#: keys and values the source does not describe: the narrowest format the stacks offer (a floor stays a floor)
+DEFAULT_KV_PRECISION = "fp8"
+
+_FIELDS = ("source", "table", "accelerator", "count", "model", "weight_precision", "load", "input_tokens",
+           "output_tokens", "software", "software_version")
+_INTS = ("count", "tensor_parallel", "pipeline_parallel", "streams", "input_tokens", "output_tokens")
+_KNOWN = set(_FIELDS) | set(_INTS) | set(METRICS) | {"kv_precision", "note"}
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One published row: the served configuration and its measured values (SI quantities)."""
+
+    key: str
+    source: Source
+    table: str
+    accelerator: Accelerator
+    count: int
+    model: Model
+    weight_precision: str
+    kv_precision: str
+    kv_precision_stated: bool
+    tensor_parallel: int | None
+    pipeline_parallel: int | None
+    load: str
+    streams: int | None
+    input_tokens: int
+    output_tokens: int
+    software: str
+    software_version: str
+    values: Mapping[str, Any]
+    note: str = ""
+
+    @property
+    def latency_bound(self) -> bool:
+        """One stream per pass (concurrency or batch 1)."""
+        return self.streams == 1
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One measured value against its floor, in SI units (seconds, or tokens per second)."""
+
+    entry: str
+    metric: str
+    measured: float
+    floor: float
+    achieved: float  # floor/measured for times, measured/ceiling for throughput; at most 1
+
+    @property
+    def kind(self) -> str:
+        return METRICS[self.metric][0]
+
+
+def _int(ld, key, e, f):
+    v = e[f]
+    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+        raise RegistryError(f"{ld.where(FILE, key, f)}: expected a positive integer, got {v!r}")
+    return v
+
+
+def load_measurements(data_dir: Path = DATA_DIR, registry: Registry = REGISTRY) -> dict[str, Measurement]:
+    """Read and validate ``measurements.toml`` against ``registry`` (same error style as the registry)."""
+    ld = _Loader(data_dir)
+    ld.sources = dict(registry.sources) if Path(data_dir) == Path(DATA_DIR) else {}
+    if not ld.sources:
+        for k, s in ld.read("sources.toml").items():
+            _require(ld, "sources.toml", k, s, ("title", "publisher", "url", "accessed"))
+            ld.sources[k] = Source(key=k, **s)
+    out: dict[str, Measurement] = {}
+    for key, e in ld.read(FILE).items():
+        if not isinstance(e, dict):
+            raise RegistryError(f"{ld.dir / FILE}: [{key}] must be a table of fields")
+        _require(ld, FILE, key, e, _FIELDS)
+        unknown = sorted(set(e) - _KNOWN)
+        if unknown:
+            raise RegistryError(f"{ld.where(FILE, key, unknown[0])}: unknown field; known fields: "
+                                f"{', '.join(sorted(_KNOWN))}")
+        src = ld.source(FILE, key, "source", e["source"])
+        if e["accelerator"] not in registry.accelerators:
+            raise RegistryError(f"{ld.where(FILE, key, 'accelerator')}: unknown accelerator {e['accelerator']!r} "
+                                f"(known: {', '.join(registry.accelerators)})")
+        if e["model"] not in registry.models:
+            raise RegistryError(f"{ld.where(FILE, key, 'model')}: unknown model {e['model']!r} "
+                                f"(known: {', '.join(registry.models)}); add it to models.toml with its source")
+        accel, model = registry.accelerators[e["accelerator"]], registry.models[e["model"]]
+        ints = {f: _int(ld, key, e, f) for f in _INTS if f in e}
+        wp = e["weight_precision"]
+        if wp not in PRECISION_BYTES:
+            raise RegistryError(f"{ld.where(FILE, key, 'weight_precision')}: unknown precision {wp!r}; "
+                                f"use one of {', '.join(PRECISION_BYTES)}")
+        try:
+            accel.compute.peak(wp)
+        except UnknownPrecisionError as exc:
+            raise RegistryError(f"{ld.where(FILE, key, 'weight_precision')}: {exc}") from None
+        kvp = e.get("kv_precision", DEFAULT_KV_PRECISION)
+        if kvp not in PRECISION_BYTES:
+            raise RegistryError(f"{ld.where(FILE, key, 'kv_precision')}: unknown precision {kvp!r}; "
+                                f"use one of {', '.join(PRECISION_BYTES)}")
+        tp, pp = ints.get("tensor_parallel"), ints.get("pipeline_parallel")
+        if tp is not None and pp is not None and tp * pp != ints["count"]:
+            raise RegistryError(f"{ld.where(FILE, key, 'tensor_parallel')}: tensor_parallel x pipeline_parallel = "
+                                f"{tp * pp}, but count = {ints['count']}")
+        load = e["load"]
+        if load not in LOADS:
+            raise RegistryError(f"{ld.where(FILE, key, 'load')}: {load!r} is not one of {', '.join(LOADS)}")
+        if (load == "unbounded") != ("streams" not in ints):
+            raise RegistryError(f"{ld.where(FILE, key, 'streams')}: give streams for load = {load!r}"
+                                if load != "unbounded" else
+                                f"{ld.where(FILE, key, 'streams')}: an unbounded load has no streams; "
+                                f"use load = \"max_seqs\" for a stated limit")
+        values = {}
+        for metric, (kind, unit, _) in METRICS.items():
+            if metric not in e:
+                continue
+            q = ld.quantity(FILE, key, metric, e[metric], kind)
+            if not math.isfinite(q.magnitude):
+                raise RegistryError(f"{ld.where(FILE, key, metric)}: {e[metric]!r} is not finite")
+            values[metric] = q.to(unit)
+        if not values:
+            raise RegistryError(f"{ld.where(FILE, key, 'values')}: no measured value; give at least one of "
+                                f"{', '.join(METRICS)}")
+        for f in ("table", "software", "software_version"):
+            if not isinstance(e[f], str) or not e[f].strip():
+                raise RegistryError(f"{ld.where(FILE, key, f)}: expected non-empty text, got {e[f]!r}")
+        out[key] = Measurement(
+            key=key, source=src, table=e["table"], accelerator=accel, count=ints["count"], model=model,
+            weight_precision=wp, kv_precision=kvp, kv_precision_stated="kv_precision" in e,
+            tensor_parallel=tp, pipeline_parallel=pp, load=load, streams=ints.get("streams"),
+            input_tokens=ints["input_tokens"], output_tokens=ints["output_tokens"], software=e["software"],
+            software_version=e["software_version"], values=MappingProxyType(values), note=e.get("note", ""))
+    return out
+
+
+# ───────────────────────────── floors and achieved fractions ─────────────────────────────
+
+def floors(m: Measurement) -> dict[str, Any]:
+    """The floor (or, for throughput, the ceiling) under each measured value of ``m``, as quantities."""
+    a, mod = m.accelerator, m.model
+    b = PRECISION_BYTES[m.weight_precision]
+    m_token = kv_bytes_per_token(mod, PRECISION_BYTES[m.kv_precision])
+    bw, peak = a.memory.bandwidth, a.compute.peak(m.weight_precision)
+    n_p = mod.parameters.to("count").magnitude
+    common = dict(params=n_p, bytes_per_param=b, kv_bytes_per_token=m_token, layers=mod.layers,
+                  width=mod.hidden_dim, bandwidth=bw, peak=peak, accelerators=m.count,
+                  input_tokens=m.input_tokens, output_tokens=m.output_tokens)
+    out = {}
+    for metric in m.values:
+        if metric == "itl":
+            out[metric] = tp_decode_floor(n_p, b, m_token, bw, peak, m.count, m.input_tokens, m.output_tokens)
+        elif metric == "ttft":
+            out[metric] = tp_prefill_floor(n_p, b, mod.layers, mod.hidden_dim, bw, peak, m.count, m.input_tokens)
+        elif metric == "request_latency":
+            out[metric] = batch_time_floor(**common, batch=m.streams)
+        else:
+            out[metric] = throughput_ceiling(**common, batch=m.streams)
+    return out
+
+
+def compare(m: Measurement) -> list[Comparison]:
+    """Each measured value of ``m`` with its floor and achieved fraction, in :data:`METRIC_ORDER`."""
+    fl = floors(m)
+    rows = []
+    for metric in METRIC_ORDER:
+        if metric not in m.values:
+            continue
+        unit = METRICS[metric][1]
+        meas, floor = m.values[metric].to(unit).magnitude, fl[metric].to(unit).magnitude
+        achieved = floor / meas if METRICS[metric][0] == "time" else meas / floor
+        rows.append(Comparison(m.key, metric, meas, floor, achieved))
+    return rows
+
+
+def calibrate(measurements: Mapping[str, Measurement] | None = None, *, accelerator: str | None = None,
+              model: str | None = None) -> list[Comparison]:
+    """Every comparison, optionally only for one registry accelerator and/or model (names as in the registry)."""
+    ms = MEASUREMENTS if measurements is None else measurements
+    return [c for m in ms.values() if (accelerator is None or m.accelerator.name == accelerator)
+            and (model is None or m.model.name == model) for c in compare(m)]
+
+
+def _show(metric: str, x: float) -> str:
+    return f"{x * 1e3:,.2f} ms" if METRICS[metric][0] == "time" else f"{x:,.1f} token/s"
+
+
+def check_floors(comparisons, where: str = "") -> None:
+    """The guard: no measurement may beat its floor. Raises :class:`GuardError` naming the first that does."""
+    for c in comparisons:
+        beats = c.measured < c.floor if c.kind == "time" else c.measured > c.floor
+        what = "floor" if c.kind == "time" else "ceiling"
+        check(not beats and c.achieved <= 1,
+              f"{where or FILE}: [{c.entry}] {c.metric}: measured {_show(c.metric, c.measured)} beats its {what} "
+              f"{_show(c.metric, c.floor)}, which is physically impossible: the registry entry or the physics "
+              f"(mlsysim.physics.serving_floors) is wrong")
+
+
+def setup_label(m: Measurement) -> str:
+    """'2 × H100, fp8, TP 2' (parallelism left out when the source does not state it)."""
+    par = []
+    if m.tensor_parallel is not None:
+        par.append(f"TP {m.tensor_parallel}")
+    if m.pipeline_parallel not in (None, 1):
+        par.append(f"PP {m.pipeline_parallel}")
+    return ", ".join([f"{m.count} × {m.accelerator.name}", m.weight_precision] + par)
+
+
+def load_label(m: Measurement) -> str:
+    """'c = 1', 'B = 256', '≤ 3,200', or 'max' for an unbounded maximum-load run."""
+    if m.load == "unbounded" or m.streams is None:
+        return "max"
+    return {"concurrency": f"c = {m.streams:,}", "batch": f"B = {m.streams:,}", "max_seqs": f"≤ {m.streams:,}"}[m.load]
+
+
+# ───────────────────────────── the table (book, CLI) and the summary the prose quotes ─────────────────────────────
+
+#: column headers and metric names in each book language
+TABLE_TEXT = {
+    "en": {"headers": ["Source", "Setup", "Model", "Load", "In / out", "Metric", "Measured", "Floor", "Achieved"],
+           "metrics": {"itl": "ITL", "ttft": "TTFT", "request_latency": "request latency",
+                       "output_throughput": "throughput"},
+           "ceiling": "ceiling"},
+    "zh": {"headers": ["来源", "配置", "模型", "负载", "输入 / 输出", "指标", "实测", "下限", "达到比例"],
+           "metrics": {"itl": "词元间延迟", "ttft": "首词元时间", "request_latency": "请求延迟",
+                       "output_throughput": "输出吞吐量"},
+           "ceiling": "上限"},
+}
+
+
+def _fmt_value(metric: str, x: float) -> str:
+    if METRICS[metric][0] == "rate":
+        return f"{x:,.0f} tok/s" if x >= 100 else f"{x:,.1f} tok/s"
+    return f"{x:,.2f} s" if x >= 1 else f"{x * 1e3:,.1f} ms"
+
+
+def _fmt_percent(x: float) -> str:
+    """Achieved fraction in percent: whole percent from 10 %, one decimal below (never a bare '0 %')."""
+    return f"{x * 100:.0f} %" if x >= 0.1 else f"{x * 100:.1f} %" if x >= 0.001 else f"{x * 100:.2g} %"
+
+
+def table_rows(measurements: Mapping[str, Measurement] | None = None, lang: str = "en", *,
+               accelerator: str | None = None, model: str | None = None, cite: bool = True) -> list[list[str]]:
+    """One row per measured value: source, setup, model, load, lengths, metric, measured, floor (the
+    ceiling for throughput, marked), achieved percent. Entry columns are filled on an entry's first row."""
+    ms = MEASUREMENTS if measurements is None else measurements
+    text = TABLE_TEXT[lang]
+    rows = []
+    for m in ms.values():
+        if (accelerator and m.accelerator.name != accelerator) or (model and m.model.name != model):
+            continue
+        for i, c in enumerate(compare(m)):
+            head = ([f"[@{m.source.cite}]" if cite and m.source.cite else m.source.key, setup_label(m), m.model.display_name,
+                     load_label(m), f"{m.input_tokens:,} / {m.output_tokens:,}"] if i == 0 else [""] * 5)
+            floor = _fmt_value(c.metric, c.floor) + ("" if c.kind == "time" else f" ({text['ceiling']})")
+            rows.append(head + [text["metrics"][c.metric], _fmt_value(c.metric, c.measured), floor,
+                                _fmt_percent(c.achieved)])
+    return rows
+
+
+def table_markdown(measurements=None, lang: str = "en", **kw) -> str:
+    """The rows as a pipe table (the appendix prints it; the same columns in both languages)."""
+    head = TABLE_TEXT[lang]["headers"]
+    lines = ["| " + " | ".join(head) + " |", "|:--|:--|:--|:--|--:|:--|--:|--:|--:|"]
+    for r in table_rows(measurements, lang, **kw):
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+    return "\n".join(lines)
+
+
+def table_text(measurements=None, lang: str = "en", **kw) -> str:
+    """The same rows as aligned plain text (``python -m mlsysim calibrate``)."""
+    rows = [TABLE_TEXT[lang]["headers"]] + table_rows(measurements, lang, cite=False, **kw)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    right = {4, 6, 7, 8}
+    return "\n".join("  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
+                     .rstrip() for r in rows)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What the appendix's prose quotes, over the reference accelerator's measurements when the registry
+    holds, for it, a throughput at one stream and one at a stated concurrency or batch above one; else
+    over every measurement (``on_accelerator`` False)."""
+
+    accelerator: str
+    on_accelerator: bool  # False: no (or not enough) measurements for it; the basis is the whole registry
+    n_entries: int
+    n_publishers: int
+    n_accelerators: int
+    n_basis: int
+    decode_c1: tuple[float, float]  # achieved fraction of the decode floor at one stream (itl, request latency)
+    ttft_c1: tuple[float, float]
+    streams_max: int  # the largest stated concurrency or batch in the basis
+    itl_at_max: float | None  # single-stream decode floor / ITL at that concurrency
+    throughput_at_max: float  # achieved fraction of the throughput ceiling there
+    throughput_c1: float  # the same at one stream
+    overall: tuple[float, float]  # every non-TTFT fraction of the whole registry
+
+
+def summary(accelerator: str, measurements: Mapping[str, Measurement] | None = None) -> Summary:
+    ms = MEASUREMENTS if measurements is None else measurements
+    every = list(ms.values())
+    own = [m for m in every if m.accelerator.name == accelerator]
+
+    def usable(group):
+        return any(m.latency_bound and "output_throughput" in m.values for m in group) and any(
+            m.load in ("concurrency", "batch") and m.streams > 1 and "output_throughput" in m.values for m in group)
+
+    basis = own if usable(own) else every
+    comps = {m.key: {c.metric: c.achieved for c in compare(m)} for m in basis}
+    c1 = [m for m in basis if m.latency_bound]
+    dec = [v for m in c1 for k, v in comps[m.key].items() if k in ("itl", "request_latency")]
+    ttft = [comps[m.key]["ttft"] for m in c1 if "ttft" in comps[m.key]] or [math.nan]
+    stated = [m for m in basis if m.load in ("concurrency", "batch") and "output_throughput" in m.values]
+    s_max = max(m.streams for m in stated)
+    at_max = [m for m in stated if m.streams == s_max]
+    thr_max = max(comps[m.key]["output_throughput"] for m in at_max)
+    itl_max = [comps[m.key]["itl"] for m in at_max if "itl" in comps[m.key]]
+    thr_c1 = [comps[m.key]["output_throughput"] for m in c1 if "output_throughput" in comps[m.key]]
+    allc = [c.achieved for c in calibrate(ms) if c.metric != "ttft"]
+    return Summary(accelerator=accelerator, on_accelerator=basis is own, n_entries=len(every),
+                   n_publishers=len({m.source.publisher for m in every}),
+                   n_accelerators=len({m.accelerator.name for m in every}), n_basis=len(basis),
+                   decode_c1=(min(dec), max(dec)), ttft_c1=(min(ttft), max(ttft)), streams_max=s_max,
+                   itl_at_max=min(itl_max) if itl_max else None, throughput_at_max=thr_max,
+                   throughput_c1=max(thr_c1), overall=(min(allc), max(allc)))
+
+
+MEASUREMENTS: dict[str, Measurement] = load_measurements()
+check_floors(calibrate(MEASUREMENTS), where=str(DATA_DIR / FILE))
+
+
+def get(key: str) -> Measurement:
+    try:
+        return MEASUREMENTS[key]
+    except KeyError:
+        raise UnknownEntryError(f"unknown measurement {key!r}; available: {', '.join(MEASUREMENTS)}") from None
+
+
+__all__ = ["Measurement", "Comparison", "MEASUREMENTS", "METRICS", "METRIC_ORDER", "LOADS", "load_measurements",
+           "floors", "compare", "calibrate", "check_floors", "setup_label", "load_label", "get", "table_rows",
+           "table_markdown", "table_text", "TABLE_TEXT", "Summary", "summary",
+           "mean_decode_context"]

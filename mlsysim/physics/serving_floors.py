@@ -1,0 +1,150 @@
+"""Floors a served configuration cannot beat, to compare with published measurements (Appendix A,
+"How close real servers come to the floor").
+
+The appendix's per-token floors (eq-appdx-shuttle-floor, eq-appdx-prefill-long) for one accelerator,
+extended to a served configuration: ``n`` accelerators sharing the model by tensor parallelism (their
+bandwidths and peak rates add), a request of ``S_in`` prompt tokens and ``S_out`` output tokens, and
+``B`` streams sharing each pass.
+
+Symbols: N parameters, b bytes per parameter, m bytes of keys and values per token (m_token),
+β and π one accelerator's memory bandwidth and peak rate at the weight precision, n accelerators,
+L layers, d model width, S_in and S_out prompt and output tokens, B streams per pass.
+
+Every function returns a LOWER bound on time (an upper bound on throughput): it counts only the
+weights, the attention state and the arithmetic the model cannot avoid, at full bandwidth and peak
+on every accelerator, with one token per stream per pass (no speculative decoding). N b counts the
+input embedding table, of which a decode step reads one row (1.5 % of a 70B Llama's weights).
+"""
+from __future__ import annotations
+
+import math
+
+from ..units import Q_
+from ._check import need, number
+from .roofline import prefill_flops
+
+
+def _rates(bandwidth, peak, accelerators):
+    n = number(accelerators, "accelerators")
+    if n < 1:
+        raise ValueError(f"accelerators must be at least 1, got {n:g}")
+    return (n * need(bandwidth, "byte/second", "bandwidth"), n * need(peak, "flop/second", "peak"))
+
+
+def _lengths(input_tokens, output_tokens):
+    s_in, s_out = number(input_tokens, "input_tokens"), number(output_tokens, "output_tokens")
+    if s_in < 0 or s_out < 1:
+        raise ValueError(f"need input_tokens >= 0 and output_tokens >= 1, got {s_in:g} and {s_out:g}")
+    return s_in, s_out
+
+
+def mean_decode_context(input_tokens, output_tokens) -> float:
+    """S̄ = S_in + S_out/2: the mean context a decode step reads. The first output token comes from
+    prefill; decode step k = 1 … S_out − 1 reads S_in + k tokens, whose mean is S_in + S_out/2."""
+    s_in, s_out = _lengths(input_tokens, output_tokens)
+    return s_in + s_out / 2
+
+
+def tp_decode_floor(params, bytes_per_param, kv_bytes_per_token, bandwidth, peak, accelerators,
+                    input_tokens, output_tokens):
+    """Per-token decode floor of one stream on n accelerators (tensor parallel):
+
+        t_decode ≥ max( (N b + m S̄) / (n β),  2N / (n π) ),   S̄ = S_in + S_out/2
+
+    the weights plus the stream's keys and values at the mean decode context, read once per token
+    from the accelerators' combined bandwidth (eq-appdx-shuttle-floor with the attention state and
+    n β). It holds at any concurrency: more streams in a pass only add bytes and arithmetic.
+    """
+    bw, pk = _rates(bandwidth, peak, accelerators)
+    n_p = number(params, "params")
+    bytes_ = n_p * need(bytes_per_param, "byte", "bytes_per_param") + \
+        mean_decode_context(input_tokens, output_tokens) * need(kv_bytes_per_token, "byte", "kv_bytes_per_token")
+    return max((bytes_ / bw).to("second"), (2 * n_p * Q_(1, "flop") / pk).to("second"))
+
+
+def tp_prefill_floor(params, bytes_per_param, layers, width, bandwidth, peak, accelerators, input_tokens):
+    """Time-to-first-token floor of one request on n accelerators:
+
+        T_prefill ≥ max( (2N S_in + 2 L d S_in²) / (n π),  N b / (n β) )
+
+    eq-appdx-prefill-long at the combined peak rate, and never less than one read of the weights.
+    Queueing behind other requests only adds to it.
+    """
+    bw, pk = _rates(bandwidth, peak, accelerators)
+    s_in = number(input_tokens, "input_tokens")
+    comp = (prefill_flops(params, layers, width, s_in) / pk).to("second")
+    mem = (number(params, "params") * need(bytes_per_param, "byte", "bytes_per_param") / bw).to("second")
+    return max(comp, mem)
+
+
+def batch_flops(params, layers, width, input_tokens, output_tokens, batch=1):
+    """F = B (2N (S_in + S_out) + 2 L d (S_in + S_out)²): every token of B requests passes through the
+    weights once, and causal attention over the whole sequence costs 2 L d S² (eq-appdx-prefill-long
+    over prompt and output together)."""
+    s_in, s_out = _lengths(input_tokens, output_tokens)
+    return number(batch, "batch") * prefill_flops(params, layers, width, s_in + s_out)
+
+
+def batch_bytes(params, bytes_per_param, kv_bytes_per_token, input_tokens, output_tokens, batch=1):
+    """M = S_out N b + B m (S_out − 1) S̄: each of the S_out passes (one prefill, S_out − 1 decode steps)
+    reads the weights once for the whole batch, and each decode step reads every stream's keys and
+    values (Σ_{k=1}^{S_out−1} (S_in + k) = (S_out − 1) S̄ tokens per stream)."""
+    s_in, s_out = _lengths(input_tokens, output_tokens)
+    w = s_out * number(params, "params") * need(bytes_per_param, "byte", "bytes_per_param")
+    kv = number(batch, "batch") * (s_out - 1) * mean_decode_context(s_in, s_out) * \
+        need(kv_bytes_per_token, "byte", "kv_bytes_per_token")
+    return (w + kv).to("byte")
+
+
+def batch_time_floor(params, bytes_per_param, kv_bytes_per_token, layers, width, bandwidth, peak, accelerators,
+                     input_tokens, output_tokens, batch=1):
+    """Floor on the time to serve B requests together, the roofline at the batch's intensity I = F/M:
+
+        T ≥ F / min(n π, I · n β) = max( F / (n π),  M / (n β) )
+
+    with F from :func:`batch_flops` and M from :func:`batch_bytes`. For B = 1 it is the floor of one
+    request's end-to-end latency.
+    """
+    bw, pk = _rates(bandwidth, peak, accelerators)
+    f = batch_flops(params, layers, width, input_tokens, output_tokens, batch)
+    m = batch_bytes(params, bytes_per_param, kv_bytes_per_token, input_tokens, output_tokens, batch)
+    return max((f / pk).to("second"), (m / bw).to("second"))
+
+
+def batch_intensity(params, bytes_per_param, kv_bytes_per_token, layers, width, input_tokens, output_tokens,
+                    batch=1):
+    """I(B) = F / M, in flop/byte: the batch's arithmetic intensity."""
+    return (batch_flops(params, layers, width, input_tokens, output_tokens, batch)
+            / batch_bytes(params, bytes_per_param, kv_bytes_per_token, input_tokens, output_tokens, batch)
+            ).to("flop/byte")
+
+
+def throughput_ceiling(params, bytes_per_param, kv_bytes_per_token, layers, width, bandwidth, peak, accelerators,
+                       input_tokens, output_tokens, batch=None):
+    """Output tokens per second that B streams on n accelerators cannot exceed:
+
+        X ≤ B S_out / T(B) = min( n π S_out / F₁,  B S_out n β / (S_out N b + B m (S_out − 1) S̄) )
+
+    (F₁ the flops of one request). X grows with B, so a published concurrency or batch limit gives a
+    valid ceiling even when fewer streams actually ran. ``batch=None`` (a maximum-load run with no
+    stated limit) takes B → ∞, where the weights drop out of the memory term:
+    X ≤ min( n π S_out / F₁,  n β S_out / (m (S_out − 1) S̄) ).
+    """
+    bw, pk = _rates(bandwidth, peak, accelerators)
+    s_in, s_out = _lengths(input_tokens, output_tokens)
+    f1 = batch_flops(params, layers, width, s_in, s_out, 1)
+    comp = (pk * s_out / f1).to("1/second")
+    if batch is None:
+        kv = batch_bytes(0, Q_(0, "byte"), kv_bytes_per_token, s_in, s_out, 1)
+        mem = (bw * s_out / kv).to("1/second") if kv.magnitude > 0 else Q_(math.inf, "1/second")
+    else:
+        b = number(batch, "batch")
+        if b < 1:
+            raise ValueError(f"batch must be at least 1, got {b:g}")
+        mem = (b * s_out * bw / batch_bytes(params, bytes_per_param, kv_bytes_per_token, s_in, s_out, b)
+               ).to("1/second")
+    return min(comp, mem)
+
+
+__all__ = ["mean_decode_context", "tp_decode_floor", "tp_prefill_floor", "batch_flops", "batch_bytes",
+           "batch_time_floor", "batch_intensity", "throughput_ceiling"]
