@@ -149,6 +149,18 @@ def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "preview":
         from .preview import main as preview_main
         return preview_main(argv[1:])
+    if argv and argv[0] == "facts":   # for diff: inline values and guards as JSON
+        import json
+        from .pipeline import facts
+        ap = argparse.ArgumentParser(prog="python -m bookbuild facts")
+        _build_args(ap)
+        ap.add_argument("--cache-dir", type=Path, default=None)
+        args = ap.parse_args(argv[1:])
+        opts = _options(args)
+        opts.cache_dir = args.cache_dir
+        root = args.root.resolve()
+        print(json.dumps(facts(root, profile_names(root, args.profile), opts), ensure_ascii=False))
+        return 0
     if argv and argv[0] == "diff":
         from .diff import main as diff_main
         return diff_main(argv[1:])

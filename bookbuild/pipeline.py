@@ -33,6 +33,7 @@ MANIFEST_VERSION = 1
 @dataclass
 class Options:
     cache: bool = True
+    cache_dir: Path | None = None        # default: <root>/_build/cache
     limits: Limits = field(default_factory=Limits)
     formats: tuple[str, ...] = ("html", "pdf")
     quiet: bool = False
@@ -56,8 +57,8 @@ class Report:
     seconds: float = 0.0
 
 
-def executed_dir(root: Path, profile: str) -> Path:
-    return Path(root) / "_build" / "executed" / profile
+def executed_dir(root: Path, profile: str, kind: str = "executed") -> Path:
+    return Path(root) / "_build" / kind / profile
 
 
 def cache_dir(root: Path) -> Path:
@@ -117,11 +118,13 @@ def _chapter_files(root: Path, path: Path) -> list[Path]:
 
 
 def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
-                  env: dict[str, str] | None = None, report: Report | None = None
+                  env: dict[str, str] | None = None, report: Report | None = None,
+                  kind: str = "executed", failures: dict[str, BuildError] | None = None
                   ) -> dict[str, list[ExecutedChapter]]:
-    """Execute every chapter of ``books`` (cached, parallel); write ``_build/executed/<profile>/``.
+    """Execute every chapter of ``books`` (cached, parallel); write ``_build/<kind>/<profile>/``.
 
-    Raises :class:`BuildFailed` with one error per failing chapter."""
+    Raises :class:`BuildFailed` with one error per failing chapter; with ``failures`` given, puts
+    them there (by "profile:path") instead and leaves those chapters out."""
     root = Path(root).resolve()
     env = dict(env or {})
     environment = C.environment_digest(root)   # resolves mlsysim as the chapters will, without importing it
@@ -129,7 +132,7 @@ def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
     results: dict[str, ExecutedChapter] = {}
     errors: list[BuildError] = []
     for book in books:
-        out = executed_dir(root, book.profile)
+        out = executed_dir(root, book.profile, kind)
         if out.exists():
             shutil.rmtree(out)
         out.mkdir(parents=True)
@@ -139,6 +142,8 @@ def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
                 files = _chapter_files(root, path)
             except BuildError as e:
                 errors.append(e)
+                if failures is not None:
+                    failures[f"{book.profile}:{ch.path.as_posix()}"] = e
                 continue
             key = C.chapter_key(files, root, profile=book.profile, lang=book.lang,
                                 execute_options=book.execute_options, env=env, environment=environment)
@@ -164,20 +169,24 @@ def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
         r = ran[job.key]
         if isinstance(r, BuildError):
             errors.append(r)
+            if failures is not None:
+                failures[job.key] = r
             continue
         ec, reads = r
         results[job.key] = ec
         store.put_chapter(key, ec, C.reads_digest(reads, root), ec.figures, job.fig_dir)
         if report is not None:
             report.executed.append(job.key)
-    if errors:
+    if errors and failures is None:
         raise BuildFailed(errors)
     by_book: dict[str, list[ExecutedChapter]] = {}
     for book in books:
-        out = executed_dir(root, book.profile)
+        out = executed_dir(root, book.profile, kind)
         lst = []
         for ch in book.chapters:
-            ec = results[f"{book.profile}:{ch.path.as_posix()}"]
+            ec = results.get(f"{book.profile}:{ch.path.as_posix()}")
+            if ec is None:
+                continue
             _write(out / ch.path.with_suffix(".md"), ec.markdown)
             lst.append(ec)
         by_book[book.profile] = lst
@@ -222,7 +231,7 @@ def check(root: Path, names: list[str], opts: Options | None = None,
     The caller holds the build lock."""
     opts = opts or Options()
     root = Path(root).resolve()
-    store = C.Store(cache_dir(root) if opts.cache else None)
+    store = C.Store((opts.cache_dir or cache_dir(root)) if opts.cache else None)
     C.use(store)
     books = [load_book(root, p) for p in names]
     executed = execute_books(root, books, store, opts.limits, report=report)
@@ -370,3 +379,34 @@ def build(root: Path, names: list[str], opts: Options, render: bool) -> Report:
 def check_book(root: Path, names: list[str], opts: Options | None = None) -> list[CheckedProfile]:
     """Execute and verify ``names`` under the build lock (the library form of ``check``)."""
     return build(root, names, opts or Options(quiet=True), render=False).checked
+
+
+def facts(root: Path, names: list[str], opts: Options) -> dict:
+    """Every chapter's inline values and recorded guards (``MLSYSIM_GUARDS=record``), for ``diff``.
+    A chapter that does not execute is reported with its error, not raised."""
+    root = Path(root).resolve()
+    store = C.Store((opts.cache_dir or cache_dir(root)) if opts.cache else None)
+    C.use(store)
+    out: dict = {}
+    with build_lock(root, True):
+        books = [load_book(root, p) for p in names]
+        failures: dict[str, BuildError] = {}
+        executed = execute_books(root, books, store, opts.limits, env={"MLSYSIM_GUARDS": "record"},
+                                 kind="facts", failures=failures)
+        for book in books:
+            chapters: dict = {}
+            by_path = {ec.source.as_posix(): ec for ec in executed.get(book.profile, [])}
+            for ch in book.chapters:
+                src = ch.path.as_posix()
+                ec = by_path.get(src)
+                if ec is None:
+                    err = failures.get(f"{book.profile}:{src}")
+                    chapters[src] = {"inline": [], "guards": [], "error": err.format() if err else "did not run"}
+                    continue
+                chapters[src] = {
+                    "inline": [{"expr": u.expr.strip(), "file": u.file, "line": u.line, "value": u.value}
+                               for u in ec.inline],
+                    "guards": [{"file": g["file"], "line": g["line"], "passed": g["passed"], "message": g["message"]}
+                               for g in ec.guards]}
+            out[book.profile] = {"profile": book.profile, "lang": book.lang, "chapters": chapters}
+    return out

@@ -26,7 +26,7 @@ from .registry import Hardware, Models
 from .units import PRECISION_BYTES, Q_
 
 LANGS = ("en", "zh")
-DEFAULT_SELECTION = {"accelerator": "H100", "model": "Llama3_70B", "precision": "fp8"}
+DEFAULT_SELECTION = {"accelerator": "H100", "model": "Llama3_1_70B", "precision": "fp8"}
 #: when the chosen precision is not published: prefer one with the same bytes, then this order
 #: bytes per stored key/value element, as in the appendix
 KV_BYTES = 2

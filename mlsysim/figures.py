@@ -24,7 +24,7 @@ from .units import PRECISION_BYTES, Q_
 SVG_SALT = "mlsysim"
 #: scenario defaults, as in the appendix's ServingRef and QueueKnee cells
 REFERENCE_ACCELERATOR = "H100"
-REFERENCE_MODEL = "Llama3_70B"
+REFERENCE_MODEL = "Llama3_1_70B"
 REFERENCE_PRECISION = "fp8"
 REFERENCE_KV_BYTES = 2
 REFERENCE_CONTEXT = 32_768

@@ -36,14 +36,18 @@ def _accelerator(accelerator, precision: str, bandwidth, peak):
 
 
 def compute_view(accelerator, model, precision: str = "fp8", bandwidth: float | None = None,
-                 peak: float | None = None, context: int = DEFAULT_CONTEXT, *, lang: str = "en") -> dict:
+                 peak: float | None = None, context: int | None = None, *, lang: str = "en") -> dict:
     """The explorer's view of one choice: ``raw`` (reference_values as a dict, SI units), ``shown``
     (the strings the table prints), ``roofline_svg``, and the ``bandwidth``/``peak`` used.
 
     ``bandwidth`` (TB/s) and ``peak`` (TFLOP/s at ``precision``) replace the registry's values when
-    given; a peak also makes a precision the accelerator does not publish usable."""
+    given; a peak also makes a precision the accelerator does not publish usable. ``context`` defaults
+    to the book's 32,768 tokens, or the model's window where that is shorter (as the book's explorer
+    shows it); a longer context than the window raises ``ContextWindowError``."""
     a = _accelerator(accelerator, precision, bandwidth, peak)
     m = Models.Language.get(model) if isinstance(model, str) else model
+    if context is None:
+        context = min(DEFAULT_CONTEXT, m.context_length) if m.context_length else DEFAULT_CONTEXT
     rv = reference_values(a, m, weight_precision=precision, context=int(context))
     registry = list(Hardware.Cloud)
     ax = _Axes(_bounds(registry + [a]))
@@ -65,7 +69,7 @@ def view_html(view: dict, lang: str = "en") -> str:
             f"<div style='flex:1 1 20em;max-width:36em'>{view['roofline_svg']}</div></div>")
 
 
-def explorer(accelerator: str = "H100", model: str = "Llama3_70B", precision: str = "fp8", *, lang: str = "en"):
+def explorer(accelerator: str = "H100", model: str = "Llama3_1_70B", precision: str = "fp8", *, lang: str = "en"):
     """An ipywidgets box: accelerator, model, precision, free bandwidth/peak/context; recomputes live."""
     import ipywidgets as W  # lazy: only notebooks pay for it
 

@@ -162,7 +162,7 @@ def _load(tmp_path, edit):
 @pytest.mark.parametrize("edit, field, words", [
     (('itl = "18.58 ms"', 'itl = "18.58 GB"'), "itl", "must convert to second"),
     (('itl = "18.58 ms"', 'itl = 18.58'), "itl", "has no unit"),
-    (('itl = "18.58 ms"', 'itl = "inf ms"'), "itl", "not finite"),
+    (('itl = "18.58 ms"', 'itl = "inf ms"'), "itl", "not a finite number"),
     (('output_throughput = "51.67 token/s"', 'output_throughput = "51.67 ms"'), "output_throughput", "must convert"),
     (('accelerator = "H100"\ncount = 2', 'accelerator = "H1000"\ncount = 2'), "accelerator", "unknown accelerator"),
     (('model = "Llama3_3_70B"', 'model = "Llama9_70B"'), "model", "unknown model"),

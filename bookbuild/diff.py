@@ -1,0 +1,195 @@
+"""``python -m bookbuild diff [GIT_REF]``: what a change does to the book's numbers, before committing.
+
+Builds the sources at ``GIT_REF`` (default ``HEAD``, extracted once into ``_build/diff/<commit>/``)
+and the work tree, both through the content cache (the two share it: a chapter whose inputs did not
+change is not executed again), and lists, for every book:
+
+- every inline value whose text changed: the chapter file and line where the work tree quotes it,
+  the attribute, ``old → new``; values quoted only on one side are listed as added or removed;
+- every guard whose result changed (held → fails, or fails → holds), with its message.
+
+Guards are recorded rather than raised for this (``MLSYSIM_GUARDS=record``), so a change that breaks
+a claim still shows every number it moved, and the claim it broke.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import BuildError
+
+
+def git(root: Path, *args: str, binary: bool = False):
+    try:
+        r = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=not binary)
+    except OSError as e:
+        raise BuildError(None, None, f"cannot run git: {e.strerror}") from None
+    if r.returncode != 0:
+        err = r.stderr.decode("utf-8", "replace") if binary else r.stderr
+        raise BuildError(None, None, f"git {' '.join(args)}: {' '.join(err.split()) or 'failed'}")
+    return r.stdout
+
+
+def checkout(root: Path, ref: str) -> tuple[str, Path]:
+    """The sources at ``ref``, extracted (once) into ``_build/diff/<commit>/``."""
+    sha = git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").strip()
+    dest = Path(root) / "_build" / "diff" / sha
+    if not (dest / ".complete").is_file():
+        data = git(root, "archive", "--format=tar", sha, binary=True)
+        tmp = dest.with_name(sha + ".tmp")
+        if tmp.exists():
+            import shutil
+            shutil.rmtree(tmp)
+        tmp.mkdir(parents=True)
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            tar.extractall(tmp, filter="data")
+        (tmp / ".complete").write_text(sha + "\n", encoding="utf-8")
+        if dest.exists():
+            import shutil
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    return sha, dest
+
+
+def this_bookbuild(root: Path) -> Path:
+    """A folder holding a copy of THIS bookbuild and nothing else: both sides are built by today's
+    build code, each with its own tree's chapters and ``mlsysim``."""
+    import shutil
+    from .cache import tree_digest
+    here = Path(__file__).parent
+    dest = Path(root) / "_build" / "diff" / ".tool" / tree_digest(here)[:16]
+    if not (dest / "bookbuild" / "__init__.py").is_file():
+        tmp = dest.with_name(dest.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(here, tmp / "bookbuild", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.rmtree(dest, ignore_errors=True)
+        os.replace(tmp, dest)
+    return dest
+
+
+def facts(tree: Path, profile: str, cache_dir: Path, tool: Path) -> dict:
+    """Inline values and guards of every chapter, built in ``tree`` by a fresh process (so the
+    tree's own ``mlsysim`` is the one imported) running the bookbuild copied to ``tool``."""
+    boot = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
+            "from bookbuild.__main__ import main; sys.exit(main(sys.argv[1:]))")
+    r = subprocess.run([sys.executable, "-c", boot, str(tool), "facts", "--root", str(tree), "--profile", profile,
+                        "--cache-dir", str(cache_dir)], capture_output=True, text=True, cwd=tree)
+    if r.returncode != 0:
+        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        raise BuildError(None, None, f"building {tree} failed: " + (" | ".join(lines[-3:]) or f"exit {r.returncode}"))
+    return json.loads(r.stdout)
+
+
+@dataclass
+class Change:
+    profile: str
+    file: str
+    line: int
+    attr: str
+    old: str | None
+    new: str | None
+
+    def format(self) -> str:
+        if self.old is None:
+            return f"{self.profile}: {self.file}:{self.line}: {self.attr}: added, {self.new}"
+        if self.new is None:
+            return f"{self.profile}: {self.file}:{self.line}: {self.attr}: removed (was {self.old})"
+        return f"{self.profile}: {self.file}:{self.line}: {self.attr}: {self.old} → {self.new}"
+
+
+@dataclass
+class GuardChange:
+    profile: str
+    file: str
+    line: int
+    now_passes: bool
+    message: str
+
+    def format(self) -> str:
+        state = "now holds" if self.now_passes else "now FAILS"
+        return f"{self.profile}: {self.file}:{self.line}: guard {state}: {self.message}"
+
+
+def compare(old: dict, new: dict) -> tuple[list[Change], list[GuardChange], list[str]]:
+    """``old``/``new``: the ``facts`` JSON of one profile ({chapter: {"inline": [...], "guards": [...]}})."""
+    changes: list[Change] = []
+    guards: list[GuardChange] = []
+    notes: list[str] = []
+    profile = new.get("profile") or old.get("profile") or ""
+    for chapter in list(new["chapters"]) + [c for c in old["chapters"] if c not in new["chapters"]]:
+        o = old["chapters"].get(chapter)
+        n = new["chapters"].get(chapter)
+        if o is None:
+            notes.append(f"{profile}: {chapter}: a new chapter")
+            o = {"inline": [], "guards": []}
+        if n is None:
+            notes.append(f"{profile}: {chapter}: no longer in the book")
+            continue
+        for side, data in (("the old", o), ("the new", n)):
+            if data.get("error"):
+                notes.append(f"{profile}: {chapter}: {side} sources do not execute: {data['error']}")
+        by_old: dict[str, list[dict]] = defaultdict(list)
+        for u in o["inline"]:
+            by_old[u["expr"]].append(u)
+        seen: dict[str, int] = defaultdict(int)
+        for u in n["inline"]:
+            k = seen[u["expr"]]
+            seen[u["expr"]] += 1
+            olds = by_old.get(u["expr"], [])
+            if k >= len(olds):
+                changes.append(Change(profile, u["file"], u["line"], u["expr"], None, u["value"]))
+            elif olds[k]["value"] != u["value"]:
+                changes.append(Change(profile, u["file"], u["line"], u["expr"], olds[k]["value"], u["value"]))
+        for expr, olds in by_old.items():
+            for u in olds[seen.get(expr, 0):]:
+                changes.append(Change(profile, chapter, 0, expr, u["value"], None))
+        og: dict[tuple[str, int], dict] = {}
+        count: dict[str, int] = defaultdict(int)
+        for g in o["guards"]:
+            og[(g["file"], count[g["file"]])] = g
+            count[g["file"]] += 1
+        count.clear()
+        for g in n["guards"]:
+            key = (g["file"], count[g["file"]])
+            count[g["file"]] += 1
+            before = og.get(key)
+            if before is not None and before["passed"] != g["passed"]:
+                guards.append(GuardChange(profile, g["file"], g["line"], g["passed"], g["message"]))
+            elif before is None and not g["passed"]:
+                guards.append(GuardChange(profile, g["file"], g["line"], False, g["message"]))
+    return changes, guards, notes
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bookbuild diff",
+                                 description="Every inline value and guard a change moved, in both languages.")
+    ap.add_argument("ref", nargs="?", default="HEAD", help="the git revision to compare with (default HEAD)")
+    ap.add_argument("--profile", default="all", help="en | zh | all (default: all)")
+    ap.add_argument("--root", default=".", type=Path)
+    args = ap.parse_args(argv)
+    root = args.root.resolve()
+    sha, old_tree = checkout(root, args.ref)
+    cache_dir = root / "_build" / "cache"
+    tool = this_bookbuild(root)
+    old = facts(old_tree, args.profile, cache_dir, tool)
+    new = facts(root, args.profile, cache_dir, tool)
+    total = 0
+    for profile in new:
+        changes, guards, notes = compare(old.get(profile, {"chapters": {}}), new[profile])
+        for line in notes:
+            print(line)
+        for c in changes:
+            print(c.format())
+        for g in guards:
+            print(g.format())
+        total += len(changes) + len(guards)
+    print(f"bookbuild diff: {total} change(s) against {args.ref} ({sha[:10]})")
+    return 0

@@ -1,0 +1,238 @@
+"""The author's loop: a cache that cannot serve a stale number, ``diff`` of a registry edit, and the
+live preview in a real browser.
+
+The projects here are the tiny fixture book plus a private copy of the ``mlsysim`` package (the
+chapters import the project's own copy, which comes first on their ``sys.path``), so an edit to the
+copy's registry is exactly what an author's edit to ``mlsysim/data/accelerators.toml`` is. Expected
+numbers are the H100's published 3.35 TB/s and the edit typed here.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, book_copy
+
+CHAPTER = "appendix/ref.qmd"
+HW_CELL = '''
+```{python}
+#| label: calc-hw
+from mlsysim import Hardware, fmt
+class HW:
+    bw = Hardware.Cloud.H100.memory.bandwidth.to("TB/s").magnitude
+    bw_str = fmt(bw, 2)
+```
+
+The reference accelerator reads its memory at `{python} HW.bw_str` TB/s.
+'''
+
+
+def project(tmp_path: Path, name: str = "book") -> Path:
+    root = book_copy(tmp_path, name=name)
+    shutil.copytree(ROOT / "mlsysim", root / "mlsysim", ignore=shutil.ignore_patterns("__pycache__"))
+    p = root / CHAPTER
+    p.write_text(p.read_text(encoding="utf-8") + HW_CELL, encoding="utf-8")
+    return root
+
+
+def build(root: Path, *args: str, cmd: str = "render", env: dict | None = None):
+    e = {k: v for k, v in os.environ.items() if k != "MLSYSIM_DATA_DIR"}
+    e.update(env or {})
+    r = subprocess.run([sys.executable, "-m", "bookbuild", cmd, "--root", str(root), *args], cwd=root,
+                       capture_output=True, text=True, timeout=600, env=e)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+def executed_counts(r) -> tuple[int, int]:
+    m = re.search(r"executed (\d+) chapter\(s\), (\d+) from the cache", r.stdout)
+    assert m, r.stdout
+    return int(m.group(1)), int(m.group(2))
+
+
+def page(root: Path, lang: str = "en") -> str:
+    return (root / "_book" / lang / "appendix" / "ref.html").read_text(encoding="utf-8")
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def edit_bandwidth(root: Path, new: str) -> None:
+    f = root / "mlsysim" / "data" / "accelerators.toml"
+    text = f.read_text(encoding="utf-8")
+    assert '"3.35 TB/s"' in text
+    f.write_text(text.replace('"3.35 TB/s"', f'"{new}"', 1), encoding="utf-8")
+
+
+def test_registry_edit_reaches_the_page_and_nothing_else_reruns(tmp_path):
+    root = project(tmp_path)
+    r = build(root, "--profile", "all")
+    assert executed_counts(r) == (4, 0)
+    assert "at 3.35 TB/s" in page(root)
+    # nothing changed: nothing executes, nothing renders
+    r = build(root, "--profile", "all")
+    assert executed_counts(r) == (0, 4)
+    assert "en: up to date" in r.stdout and "zh: up to date" in r.stdout
+    # a registry value the chapter uses: the chapters that import mlsysim run again; the page follows
+    edit_bandwidth(root, "3.90 TB/s")
+    r = build(root, "--profile", "all")
+    assert executed_counts(r)[0] >= 1
+    assert "at 3.90 TB/s" in page(root) and "3.35 TB/s" not in page(root)
+
+
+def test_prose_edit_reruns_only_that_chapter(tmp_path):
+    root = project(tmp_path)
+    build(root, "--profile", "all")
+    p = root / "index.qmd"
+    p.write_text(p.read_text(encoding="utf-8").replace("This book is tiny.", "This book is small."), encoding="utf-8")
+    r = build(root, "--profile", "all")
+    assert executed_counts(r) == (1, 3)
+    assert "en: rendered" in r.stdout and "zh: up to date" in r.stdout
+    assert "This book is small." in (root / "_book/en/index.html").read_text(encoding="utf-8")
+
+
+def test_a_data_file_a_cell_reads_is_part_of_the_key(tmp_path):
+    """A file no include names, opened by a cell: recorded while the chapter ran, checked on reuse."""
+    root = project(tmp_path)
+    (root / "appendix" / "rate.txt").write_text("7", encoding="utf-8")
+    p = root / CHAPTER
+    p.write_text(p.read_text(encoding="utf-8") + (
+        "\n```{python}\nclass Rate:\n    v_str = open('rate.txt').read().strip()\n```\n\n"
+        "The file says `{python} Rate.v_str`.\n"), encoding="utf-8")
+    build(root, "--profile", "en")
+    assert "The file says 7." in page(root)
+    (root / "appendix" / "rate.txt").write_text("8", encoding="utf-8")
+    r = build(root, "--profile", "en")
+    assert executed_counts(r) == (1, 1)
+    assert "The file says 8." in page(root)
+
+
+def test_no_cache_build_is_byte_identical(tmp_path):
+    root = project(tmp_path)
+    build(root, "--profile", "all")
+    build(root, "--profile", "all")          # served from the cache
+    cached = tree(root / "_book")
+    build(root, "--profile", "all", "--no-cache")
+    assert tree(root / "_book") == cached
+
+
+# ------------------------------------------------------------------ diff
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"})
+
+
+def test_diff_lists_every_number_a_registry_edit_moved(tmp_path):
+    root = project(tmp_path)
+    (root / ".gitignore").write_text("_build/\n_book/\n__pycache__/\n", encoding="utf-8")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "book")
+    edit_bandwidth(root, "3.90 TB/s")
+    r = build(root, cmd="diff", env={})
+    lines = r.stdout.strip().splitlines()
+    line = next(i + 1 for i, t in enumerate((root / CHAPTER).read_text(encoding="utf-8").splitlines())
+                if "HW.bw_str" in t)
+    # the English chapter quotes it; the Chinese fixture chapter does not include this cell
+    assert f"en: {CHAPTER}:{line}: HW.bw_str: 3.35 → 3.90" in lines
+    assert lines[-1].startswith("bookbuild diff: 1 change(s) against HEAD")
+
+
+def test_diff_reports_a_guard_the_edit_breaks(tmp_path):
+    root = project(tmp_path)
+    (root / ".gitignore").write_text("_build/\n_book/\n__pycache__/\n", encoding="utf-8")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "book")
+    p = root / CHAPTER
+    p.write_text(p.read_text(encoding="utf-8").replace(
+        "    bw_str = fmt(bw, 2)", "    check(bw < 3.5, f'the H100 reads below 3.5 TB/s, got {bw}')\n    bw_str = fmt(bw, 2)")
+        .replace("from mlsysim import Hardware, fmt", "from mlsysim import Hardware, check, fmt"), encoding="utf-8")
+    git(root, "commit", "-qam", "guard")
+    edit_bandwidth(root, "3.90 TB/s")
+    r = build(root, cmd="diff", env={})
+    assert "guard now FAILS: the H100 reads below 3.5 TB/s, got 3.9" in r.stdout
+    assert "HW.bw_str: 3.35 → 3.90" in r.stdout
+
+
+# ------------------------------------------------------------------ preview in Chromium
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def preview(tmp_path):
+    root = project(tmp_path)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "bookbuild", "preview", "--no-browser", "--port", str(port),
+                             "--root", str(root), "--profile", "en", "--interval", "0.2"],
+                            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    import urllib.request
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/__bookbuild__/status", timeout=2) as r:
+                if b'"version": 1' in r.read():
+                    break
+        except OSError:
+            pass
+        time.sleep(0.3)
+    else:
+        proc.kill()
+        raise AssertionError("the preview did not finish its first build: " + proc.stderr.read())
+    yield root, port, proc
+    if proc.poll() is None:
+        proc.kill()
+
+
+def test_preview_reloads_on_edit_and_shows_a_broken_guard(preview):
+    assert CHROMIUM.exists(), "the browser tests need /usr/bin/chromium (scripts/setup.sh installs it)"
+    from playwright.sync_api import sync_playwright
+    root, port, proc = preview
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page()
+        page.goto(f"http://127.0.0.1:{port}/appendix/ref.html")
+        page.wait_for_selector("text=Items arrive at")
+        # an edited sentence appears without touching the browser
+        ch = root / CHAPTER
+        ch.write_text(ch.read_text(encoding="utf-8").replace("Items arrive at", "Items now arrive at"),
+                      encoding="utf-8")
+        page.wait_for_selector("text=Items now arrive at", timeout=60_000)
+        # a broken guard: the page keeps the last good text and shows the check's one line
+        cell = root / "appendix/_cells/ref.qmd"
+        good = cell.read_text(encoding="utf-8")
+        cell.write_text(good.replace("check(live > 10,", "check(live > 1000,"), encoding="utf-8")
+        page.wait_for_selector("#bookbuild-errors", timeout=60_000)
+        text = page.inner_text("#bookbuild-errors")
+        assert ("appendix/_cells/ref.qmd:13: [calc-ref] guard failed: the queue must hold more than ten items, "
+                "got 60.0") in text
+        # fixed: the banner goes, the page reloads
+        cell.write_text(good, encoding="utf-8")
+        page.wait_for_selector("#bookbuild-errors", state="detached", timeout=60_000)
+        page.wait_for_selector("text=Items now arrive at")
+        browser.close()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "preview: stopped" in out and "Traceback" not in err
+    assert "guard failed: the queue must hold more than ten items" in err   # the terminal saw it too
