@@ -287,9 +287,9 @@ def load_allowlist(path: Path | None = None) -> list[Allow]:
 NUMBER_TOKEN = re.compile(r"[^\s]*\d[^\s]*")
 
 
-def typed_numbers(text: str, relpath: str, allow: list[Allow]) -> list[LintError]:
+def typed_numbers(text: str, relpath: str, allow: list[Allow], sc: Scan | None = None) -> list[LintError]:
     """Typed numbers left in the prose of ``text`` (source of file ``relpath``)."""
-    sc = scan(text)
+    sc = sc or scan(text)
     errors = []
     rules = [a for a in allow if a.applies(relpath)]
     for i, line in enumerate(sc.masked.split("\n"), start=1):
@@ -315,9 +315,9 @@ MATH_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:(?:\{,\}|,)\d{3})+(?:\.\d+)?|(?<!
 MATH_SKIP = re.compile(r"\\(?:tag|label|text|mathrm|operatorname)\{[^}]*\}|\{#[^}]*\}")
 
 
-def typed_numbers_in_math(text: str, relpath: str, allow: list[Allow]) -> list[LintError]:
+def typed_numbers_in_math(text: str, relpath: str, allow: list[Allow], sc: Scan | None = None) -> list[LintError]:
     """Typed quantities inside math ($295$ times): the prose lint cannot see into math."""
-    sc = scan(text)
+    sc = sc or scan(text)
     starts = _line_starts(text)
     rules = [a for a in allow if a.applies(relpath)]
     errors = []
@@ -338,10 +338,10 @@ def typed_numbers_in_math(text: str, relpath: str, allow: list[Allow]) -> list[L
 ATTR_READ = re.compile(r"^[A-Za-z_]\w*\.[A-Za-z_]\w*$")
 
 
-def inline_rules(text: str, relpath: str) -> list[LintError]:
+def inline_rules(text: str, relpath: str, sc: Scan | None = None) -> list[LintError]:
     """Inline expressions must be plain ``Name.attr`` reads, outside math and captions."""
     errors = []
-    for ip in scan(text).inline:
+    for ip in (sc or scan(text)).inline:
         if not ATTR_READ.match(ip.expr):
             errors.append(LintError(
                 relpath, ip.line,
@@ -366,4 +366,6 @@ def lint_file(path: Path, root: Path, allow: list[Allow] | None = None) -> list[
     text = read_text(path, Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
                      if Path(path).resolve().is_relative_to(Path(root).resolve()) else path)
     allow = load_allowlist() if allow is None else allow
-    return inline_rules(text, rel) + typed_numbers(text, rel, allow) + typed_numbers_in_math(text, rel, allow)
+    sc = scan(text)
+    return (inline_rules(text, rel, sc) + typed_numbers(text, rel, allow, sc)
+            + typed_numbers_in_math(text, rel, allow, sc))

@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import json
 import os
+import pickle
 import shutil
 import sys
 import time
@@ -235,16 +236,26 @@ def check(root: Path, names: list[str], opts: Options | None = None,
     C.use(store)
     books = [load_book(root, p) for p in names]
     executed = execute_books(root, books, store, opts.limits, report=report)
+    all_books = [load_book(root, p) for p in (list_profiles(root) or names)]
+    # a verification that passed is not repeated while nothing it reads has changed
+    vkey = verify_key(root, books, all_books, executed) if store.enabled else ""
+    hit = store.get_blob("verify", vkey) if vkey else None
+    indexes = pickle.loads(hit) if hit is not None else {}
     errors: list[BuildError] = []
     done: list[CheckedProfile] = []
     for book in books:
         exs = executed[book.profile]
-        index = build_index(book, exs)
+        index = indexes.get(book.profile) or build_index(book, exs)
         cp = CheckedProfile(book, exs, index, executed_dir(root, book.profile))
-        errors += verify_profile(book, exs, index)
+        if hit is None:
+            errors += verify_profile(book, exs, index)
         _write(cp.executed_dir / "book.json",
                json.dumps(manifest(cp), ensure_ascii=False, indent=2, sort_keys=True, default=str) + "\n")
         done.append(cp)
+    if hit is not None:
+        if report is not None:
+            report.checked = done
+        return done
     bibs: list[Path] = []
     for book in books:
         bibs += [b for b in book.bibliography if b not in bibs]
@@ -254,13 +265,45 @@ def check(root: Path, names: list[str], opts: Options | None = None,
         for ec in cp.executed:
             files += [f for f in ec.files if f not in files]
     errors += lint_files(root, files)
-    all_books = [load_book(root, p) for p in (list_profiles(root) or names)]
     errors += check_unused_strs(root, all_books)
     if errors:
         raise BuildFailed(errors)
+    if vkey:
+        store.put_blob("verify", vkey, pickle.dumps({cp.book.profile: cp.index for cp in done}))
     if report is not None:
         report.checked = done
     return done
+
+
+#: bookbuild's modules whose rules the verification applies
+VERIFY_MODULES = ("verify.py", "lint.py", "xref.py", "project.py", "execute.py", "lint_allowlist.toml",
+                  "quarto_language.toml")
+
+
+def verify_key(root: Path, books: list[Book], all_books: list[Book],
+               executed: dict[str, list[ExecutedChapter]]) -> str:
+    """Everything the checks after execution read: the executed markdown of the books checked, every
+    source file of every profile (a ``*_str`` must be quoted somewhere), the bibliographies, the
+    allowlist and the checking code."""
+    here = Path(__file__).parent
+    parts = [b"verify", ",".join(b.profile for b in books).encode()]
+    parts += [C.file_digest(here / n).encode() for n in VERIFY_MODULES]
+    for book in books:
+        for ec in executed[book.profile]:
+            parts.append(C.sha256_bytes(ec.markdown.encode("utf-8")).encode())
+        parts += [C.file_digest(root / b).encode() for b in book.bibliography]
+    files: set[str] = set()
+    for book in all_books:
+        for ch in book.chapters:
+            try:
+                files.update(f.relative_to(root).as_posix() for f in _chapter_files(root, (root / ch.path).resolve()))
+            except (BuildError, ValueError):
+                files.add(ch.path.as_posix())
+    for f in sorted(files):
+        parts += [f.encode(), C.file_digest(root / f).encode()]
+    for y in sorted(root.glob("_quarto*.yml")):
+        parts.append(C.file_digest(y).encode())
+    return C.sha256_bytes(*parts)
 
 
 # ------------------------------------------------------------------ render
