@@ -64,8 +64,8 @@ GOLDEN = [
     # §19.1–19.2
     "`read_file`",                                              # sanity: the text executed at all
     "Half. That is the number",                                 # 50 % live
-    "holds 16,384 × 128 KiB = 2.147 GB",                        # 2.147 GB
-    "which against the 62.5 GB KV budget is 3.44 % of the card",  # 3.44 %
+    "= 16,384 × 128 KiB = 2.147 GB",                            # 2.147 GB
+    "= 62.5 GB is 3.44 % of the card",                          # 3.44 %
     "Twenty-nine such sessions fill the card exactly",          # 29
     "13.4 GB",                                                  # 13B-class MHA
     "a factor of six",
@@ -89,6 +89,10 @@ GOLDEN = [
     "twenty-two times the keep-versus-swap threshold",
     "fourteen times below the keep-versus-discard threshold",
     "under 67 ms",
+    # seed: "exercise 3 varies it and finds where the row disappears" (wrong: Exercise 3 finds where
+    # overcommit stops paying). The swap row closes when 2K/β = T*: 2 × 2.147 GB / 21.3 s = 0.20 GB/s.
+    "which takes a link slower than 0.20 GB/s",
+    "Exercise 3 finds that below 41.5 GB/s",
     "67 ms to 21.3 s",
     # §19.5
     "issue 333 calls/s",
@@ -115,10 +119,17 @@ GOLDEN = [
     "= 2.68 GB",
     "= 84 ms",
     "= 305,175",
-    "= 42.7 s",
+    # seed: 42.7 s, from 140 µs per token, the weight term alone. The chapter's own
+    # @eq-lec19-prefill-token adds attention: 2·69.0e9 / 989e12 = 139.5 µs,
+    # 4·80·8,192·8,192 / 989e12 = 21.7 µs, 161.2 µs in all; 100e9/327,680 × 161.2 µs = 49.2 s.
+    "139.5 µs of weight term plus 21.7 µs of attention, 161.2 µs",
+    "= 49.2 s, about 2.3 times the standing session's 21.3 s",   # 49.2 / 21.3
+    "KV budget is 1.6× the single card's",                       # 100 / 62.5
     "= 5.19 s",
     "= 3.57 card-seconds",
     "19 round trips",                                           # seed: "all 20 swap" (slip) — 19 swap + 1 discard
+    # seed: "19 × 0.067 = 1.28", which reads as a slip; 2 × 2^31 B / 64e9 B/s = 0.06711 s, × 19 = 1.275
+    "19 × 0.06711 s = 1.28 s of PCIe",
     "= 87 % of the mean stall",
     "= 41.5 GB/s",
     "= 667 calls/s",
@@ -136,7 +147,9 @@ GOLDEN = [
 ]
 
 # the seed's slips: these must not be printed
-SLIPS = ["361.5", "85.88", "1.431 GB/s", "1,334", "19.2 %", "0.781", "all 20 swap", "16 calls kept"]
+SLIPS = ["361.5", "85.88", "1.431 GB/s", "1,334", "19.2 %", "0.781", "all 20 swap", "16 calls kept",
+         "42.7 s", "cold-start throughput corollary", "finds where the row disappears",
+         "19 × 0.067 ="]
 
 
 @pytest.mark.parametrize("phrase", GOLDEN)
