@@ -18,6 +18,7 @@ from pathlib import Path
 from .errors import BuildError, BuildFailed
 from .execute import ExecutedChapter, execute_chapter
 from .project import Book, load_book, profiles as list_profiles
+from .translation import check_translations, main_translated  # lecture-zh hook
 from .verify import check_unused_strs, lint_files, verify_profile
 from .xref import Target, build_index, index_to_json
 
@@ -113,6 +114,7 @@ def check_book(root: Path, profile_names: list[str]) -> list[CheckedProfile]:
     # *_str use: across ALL profiles of the project, whichever were asked for
     all_books = [load_book(root, p) for p in (list_profiles(root) or profile_names)]
     errors += check_unused_strs(root, all_books)
+    errors += check_translations(root, all_books)  # lecture-zh hook: drift guard + glossary (bookbuild/translation.py)
     if errors:
         raise BuildFailed(errors)
     return done
@@ -134,6 +136,9 @@ def _summary(cp: CheckedProfile) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["translated"]:  # lecture-zh hook: python -m bookbuild translated FILE
+        return main_translated(argv[1:])
     ap = argparse.ArgumentParser(prog="python -m bookbuild")
     ap.add_argument("command", choices=["check", "render"])
     ap.add_argument("--profile", default=None, help="en | zh | all (default: the project's default)")
