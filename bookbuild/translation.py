@@ -151,12 +151,15 @@ def paragraph_changes(old: list[str], new: list[Block]) -> list[tuple[Block | No
         for k in range(max(len(olds), len(news))):
             o = olds[k] if k < len(olds) else None
             n = news[k] if k < len(news) else None
-            if o is not None and n is not None:
+            similar = (o is not None and n is not None
+                       and difflib.SequenceMatcher(a=o, b=n.text, autojunk=False).ratio() >= 0.5)
+            if similar:
                 out.append((n, "changed: " + _word_diff(o, n.text)))
-            elif n is not None:
+                continue
+            if o is not None:
+                out.append((n, "removed: " + o[:2 * SNIPPET] + ("…" if len(o) > 2 * SNIPPET else "")))
+            if n is not None:
                 out.append((n, "added: " + n.text[:2 * SNIPPET] + ("…" if len(n.text) > 2 * SNIPPET else "")))
-            else:
-                out.append((None, "removed: " + o[:2 * SNIPPET] + ("…" if len(o) > 2 * SNIPPET else "")))
     return out
 
 
