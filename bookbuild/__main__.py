@@ -9,7 +9,8 @@ Commands:
   succeeded;
 - ``preview``: serve the book on localhost, rebuild on every change, reload the page;
 - ``diff [GIT_REF]``: every inline value and guard that changed between GIT_REF and the work tree;
-- ``compare-render OTHER_BOOK_DIR``: our pages against another rendering (Quarto's).
+- ``compare-render OTHER_BOOK_DIR``: our pages against another rendering (Quarto's);
+- ``translated FILE``: record that a translated chapter is up to date with its English source.
 
 Any book error prints one line per problem (``path:line: [cell label] message``) and exits 1; a
 usage error exits 2; nothing prints a traceback (``BOOKBUILD_DEBUG=1`` shows one for a bug).
@@ -144,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(argv: list[str]) -> int:
+    if argv and argv[0] == "translated":   # record that a translation is up to date with its source
+        from .translation import main_translated
+        return main_translated(argv[1:])
     if argv and argv[0] == "compare-render":
         return compare_main(argv[1:])
     if argv and argv[0] == "preview":
@@ -165,7 +169,7 @@ def _dispatch(argv: list[str]) -> int:
         from .diff import main as diff_main
         return diff_main(argv[1:])
     ap = argparse.ArgumentParser(prog="python -m bookbuild")
-    ap.add_argument("command", choices=["check", "render", "preview", "diff", "compare-render"])
+    ap.add_argument("command", choices=["check", "render", "preview", "diff", "compare-render", "translated"])
     _build_args(ap)
     args = ap.parse_args(argv)
     return run_build(args, render=args.command == "render")

@@ -25,6 +25,7 @@ from .errors import BuildError, BuildFailed
 from .execute import ExecutedChapter, expand_includes
 from .kernel import Job, Limits, run_jobs
 from .project import Book, load_book, profiles as list_profiles
+from .translation import check_translations
 from .verify import check_bibliography, check_unused_strs, lint_files, verify_profile
 from .xref import Target, build_index, index_to_json
 
@@ -266,6 +267,7 @@ def check(root: Path, names: list[str], opts: Options | None = None,
             files += [f for f in ec.files if f not in files]
     errors += lint_files(root, files)
     errors += check_unused_strs(root, all_books)
+    errors += check_translations(root, all_books)   # the drift guard and the glossary
     if errors:
         raise BuildFailed(errors)
     if vkey:
@@ -277,7 +279,7 @@ def check(root: Path, names: list[str], opts: Options | None = None,
 
 #: bookbuild's modules whose rules the verification applies
 VERIFY_MODULES = ("verify.py", "lint.py", "xref.py", "project.py", "execute.py", "lint_allowlist.toml",
-                  "quarto_language.toml")
+                  "quarto_language.toml", "translation.py")
 
 
 def verify_key(root: Path, books: list[Book], all_books: list[Book],

@@ -202,3 +202,19 @@ def test_crossover_is_where_the_two_throughputs_meet(b, n, bw, t):
     x_res = A.resident_only_throughput(b, t * second).to("1/second").magnitude
     if not math.isclose(t, cross.to(second).magnitude, rel_tol=1e-9):
         assert (x_swap > x_res) == (t > cross.to(second).magnitude)
+
+
+def test_swap_window_closes_where_the_round_trip_reaches_t_star():
+    # T* = t_prefill · B_kv / k with t_prefill = (2N + 4·L·d·S)/π, by hand:
+    # 2N = 1.348e10 flop, 4·32·4,096·16,384 = 8.59e9 flop, sum 2.207e10 flop / 494.5e12 = 44.63 µs;
+    # B_kv / k = 62.5e9 / 131,072 = 476,837.2 tokens; T* = 21.28 s.
+    t_pre = (2 * N + 4 * L * D * S) / RATE
+    t_star = t_pre * B_KV / K_TOKEN
+    assert t_star == pytest.approx(21.28, abs=0.01)
+    # 2K / β = T*  =>  β = 2 · 2^31 B / 21.28 s = 0.2018 GB/s
+    beta = A.swap_window_closing_bandwidth(Q_(K_SESSION, "byte"), Q_(t_star, "second"))
+    assert beta.to("GB/second").magnitude == pytest.approx(2 * K_SESSION / t_star / 1e9, rel=1e-12)
+    assert beta.to("GB/second").magnitude == pytest.approx(0.2018, abs=0.0005)
+    assert A.keep_swap_break_even(Q_(K_SESSION, "byte"), beta).to("second").magnitude == pytest.approx(t_star)
+    with pytest.raises(UnitMismatchError):
+        A.swap_window_closing_bandwidth(Q_(K_SESSION, "byte"), Q_(1, "byte"))

@@ -14,6 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "lectures" / "lecture19-agent-stalls.qmd"
+CHAPTER_ZH = ROOT / "lectures" / "lecture19-agent-stalls.zh.qmd"
 
 
 def _execute_with_bookbuild(tmp: Path) -> str:
@@ -64,8 +65,8 @@ GOLDEN = [
     # §19.1–19.2
     "`read_file`",                                              # sanity: the text executed at all
     "Half. That is the number",                                 # 50 % live
-    "holds 16,384 × 128 KiB = 2.147 GB",                        # 2.147 GB
-    "which against the 62.5 GB KV budget is 3.44 % of the card",  # 3.44 %
+    "= 16,384 × 128 KiB = 2.147 GB",                            # 2.147 GB
+    "= 62.5 GB is 3.44 % of the card",                          # 3.44 %
     "Twenty-nine such sessions fill the card exactly",          # 29
     "13.4 GB",                                                  # 13B-class MHA
     "a factor of six",
@@ -89,6 +90,10 @@ GOLDEN = [
     "twenty-two times the keep-versus-swap threshold",
     "fourteen times below the keep-versus-discard threshold",
     "under 67 ms",
+    # seed: "exercise 3 varies it and finds where the row disappears" (wrong: Exercise 3 finds where
+    # overcommit stops paying). The swap row closes when 2K/β = T*: 2 × 2.147 GB / 21.3 s = 0.20 GB/s.
+    "which takes a link slower than 0.20 GB/s",
+    "Exercise 3 finds that below 41.5 GB/s",
     "67 ms to 21.3 s",
     # §19.5
     "issue 333 calls/s",
@@ -115,10 +120,17 @@ GOLDEN = [
     "= 2.68 GB",
     "= 84 ms",
     "= 305,175",
-    "= 42.7 s",
+    # seed: 42.7 s, from 140 µs per token, the weight term alone. The chapter's own
+    # @eq-lec19-prefill-token adds attention: 2·69.0e9 / 989e12 = 139.5 µs,
+    # 4·80·8,192·8,192 / 989e12 = 21.7 µs, 161.2 µs in all; 100e9/327,680 × 161.2 µs = 49.2 s.
+    "139.5 µs of weight term plus 21.7 µs of attention, 161.2 µs",
+    "= 49.2 s, about 2.3 times the standing session's 21.3 s",   # 49.2 / 21.3
+    "KV budget is 1.6× the single card's",                       # 100 / 62.5
     "= 5.19 s",
     "= 3.57 card-seconds",
     "19 round trips",                                           # seed: "all 20 swap" (slip) — 19 swap + 1 discard
+    # seed: "19 × 0.067 = 1.28", which reads as a slip; 2 × 2^31 B / 64e9 B/s = 0.06711 s, × 19 = 1.275
+    "19 × 0.06711 s = 1.28 s of PCIe",
     "= 87 % of the mean stall",
     "= 41.5 GB/s",
     "= 667 calls/s",
@@ -136,7 +148,9 @@ GOLDEN = [
 ]
 
 # the seed's slips: these must not be printed
-SLIPS = ["361.5", "85.88", "1.431 GB/s", "1,334", "19.2 %", "0.781", "all 20 swap", "16 calls kept"]
+SLIPS = ["361.5", "85.88", "1.431 GB/s", "1,334", "19.2 %", "0.781", "all 20 swap", "16 calls kept",
+         "42.7 s", "cold-start throughput corollary", "finds where the row disappears",
+         "19 × 0.067 ="]
 
 
 @pytest.mark.parametrize("phrase", GOLDEN)
@@ -149,10 +163,111 @@ def test_seed_slip_not_copied(text, slip):
     assert slip not in text, f"the seed's slip {slip!r} must not be printed"
 
 
+# ---- the Chinese chapter: the same seed values, in the places its prose puts them. Typed from the English
+# seed's values (with the corrections noted above); where the English spells a value in words the Chinese
+# prints digits ("twenty-two times" -> "22 倍"), and billions of parameters are written in 亿 (6.74e9 = 67.4 亿).
+
+@pytest.fixture(scope="module")
+def text_zh(tmp_path_factory) -> str:
+    from bookbuild.execute import execute_chapter
+    tmp = tmp_path_factory.mktemp("lec19zh")
+    md = execute_chapter(CHAPTER_ZH, ROOT, tmp / "fig", md_dir=tmp, profile="zh").markdown
+    assert "{python}" not in md, "an inline expression was left unresolved"
+    return re.sub(r"\s+", " ", md)
+
+
+GOLDEN_ZH = [
+    "`read_file`",
+    "智能体会话有一半的墙钟时间什么也不生成",                     # 50 %
+    "一半。本讲其余部分争论的就是这个数字",
+    "67.4 亿参数的模型",                                          # 6.74e9 parameters
+    "= 16,384 × 128 KiB = 2.147 GB",
+    "= 62.5 GB，占整张卡的 3.44 %",
+    "29 个这样的会话恰好装满整张卡",
+    "130 亿参数级别",                                             # 13e9
+    "会话占 13.4 GB",
+    "换来了 6 倍的差距",                                          # a factor of six
+    "容纳 29 个会话与容纳 4 个会话",
+    "利用率跌到 15.2 %",
+    "槽位的六分之一",                                             # a sixth
+    "最多只能节省 25 %",
+    "权重项为 27.26 µs，注意力项为 17.37 µs，每个词元合计 44.63 µs",
+    "重新预填充为 361.6 TFLOP",                                   # seed: 361.5
+    "= 0.731 s GPU 时间",
+    "0.067 s PCIe 时间",
+    "即 67 毫秒",                                                 # "Sixty-seven milliseconds"
+    "需要 295 条并发序列",
+    "只容得下 29 条",
+    "约 21 秒：21.3 s",                                          # "Twenty-one seconds: 21.3 s"
+    "= 476,837 个词元",
+    "在 4,096 个词元时为 31.60 µs，$T^{*}$ = 15.1 s",
+    "在 16,384 个词元时为 44.63 µs，$T^{*}$ = 21.3 s",
+    "预算为 119,209 个词元，在相同的上下文长度下 $T^{*}$ 降至 5.3 s",
+    "重新计算是传输的 10.9×",
+    "是保留与换出阈值的 22 倍，而保留与丢弃阈值又是它的 14 倍",    # twenty-two / fourteen
+    "低于 67 ms",
+    "67 ms 至 21.3 s",
+    "而这要求链路慢于 0.20 GB/s",                                 # 2 × 2.147 GB / 21.3 s
+    "低于 41.5 GB/s 时",
+    "合计每秒发起 333 次调用",
+    "有 500 个沙箱在运行",
+    "有 42 个正在启动",
+    "或 667 个（容器",
+    "因此 $A$ ≤ 58",
+    "= 85.90 GB（每 60 s 会话），即持续 1.432 GB/s",               # seed: 85.88, 1.431
+    "因此 $A$ ≤ 44.7",
+    "取 $A$ = 45",
+    "= 0.745 个任务/秒",
+    "= 22.4，同样与工具耗时无关",
+    "= 每墙钟秒 10.9 GPU·秒：超出可行范围 11 倍",                   # "a factor of eleven"
+    "此处为 38.9 s",
+    "提升 1.54×",
+    "29 ÷ 37.1 = 0.782 个任务/秒",                                # seed: 0.781
+    "带来 1.43× 的收益",
+    "= 1.07 GB 的 HBM，外加 1.43 GB/s 的 PCIe",
+    # exercises
+    "690 亿参数",                                                 # Llama-2-70B, 69.0e9
+    "= 2.68 GB",
+    "= 84 ms",
+    "权重项 139.5 µs 加注意力项 21.7 µs，共 161.2 µs",             # seed: 140 µs (weight term only)
+    "= 305,175；乘以 161.2 µs 得 49.2 s",                          # seed: 42.7 s
+    "约为标准会话的 2.3 倍",
+    "= 5.19 s",
+    "= 3.57 卡·秒",
+    "共 19 次往返，花费 19 × 0.06711 s = 1.28 s 的 PCIe",           # seed: all 20 swap; 19 × 0.067
+    "那 1 次 90 s 的调用",                                        # "The one call"
+    "= 87 %",
+    "= 41.5 GB/s",
+    "持续 10 分钟",                                               # "ten minutes"
+    "= 667 次调用/秒",
+    "= 1,333 个并发启动",                                         # seed: 1,334
+    "= 83。",
+    "= 1.2 s 的全速率需求",
+    "= 19.1 %",                                                   # seed: 19.2 %
+    # numbers worth memorizing
+    "| 每张卡的会话数 | 29 |",
+    "361.6 TFLOP ÷ 494.5 TFLOP/s",
+    "| 保留与换出的盈亏平衡点 | 67 ms |",
+    "21.3 s（MHA 时为 5.3 s）",
+    "500 个运行，42 个启动（微虚拟机）或 667 个（容器）",
+    "1.54×，仅当会话时长超过 38.9 s",
+]
+
+
+@pytest.mark.parametrize("phrase", GOLDEN_ZH)
+def test_chinese_golden_number_in_context(text_zh, phrase):
+    assert phrase in text_zh, f"expected {phrase!r} in the executed Chinese Lecture 19"
+
+
+@pytest.mark.parametrize("slip", SLIPS + ["1.431", "42.7"])
+def test_chinese_seed_slip_not_copied(text_zh, slip):
+    assert slip not in text_zh
+
+
 def test_no_typed_numbers_in_source():
     """The lint: every digit in the chapter's prose comes from a cell."""
-    lint = pytest.importorskip("bookbuild.lint")
-    errs = lint.lint_file(CHAPTER, ROOT)
+    from bookbuild import lint
+    errs = lint.lint_file(CHAPTER, ROOT) + lint.lint_file(CHAPTER_ZH, ROOT)
     for cell in sorted((ROOT / "lectures" / "_cells").glob("lec19-*.qmd")):
         errs += lint.lint_file(cell, ROOT)
     assert not errs, "\n".join(str(e) for e in errs)

@@ -110,6 +110,13 @@ def keep_swap_break_even(session_bytes, link_bandwidth):
     return swap_price(session_bytes, link_bandwidth)
 
 
+def swap_window_closing_bandwidth(session_bytes, t_star):
+    """β_PCIe = 2K / T*: the host link at which the keep-versus-swap break-even 2K/β_PCIe
+    (eq-lec19-keep-swap) reaches the keep-versus-discard break-even T*; on any slower link the
+    policy's swap row (T_swap < T_stall < T*) is empty."""
+    return (2 * _bytes(session_bytes, "session_bytes") / _sec(t_star, "t_star")).to("byte/second")
+
+
 def keep_discard_break_even(t_prefill_per_token, kv_budget, bytes_per_token):
     """T* = t_prefill · B_kv / k (eq-lec19-tstar-symbolic): the session length S has cancelled."""
     return (_sec(t_prefill_per_token, "t_prefill_per_token") * _bytes(kv_budget, "kv_budget")

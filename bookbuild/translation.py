@@ -1,0 +1,450 @@
+"""Translations: the drift guard, the glossary check and the parity comparison.
+
+A translated chapter names its source in its front matter::
+
+    ---
+    translation-of:
+      path: lectures/lecture19-agent-stalls.qmd
+      sha256: 3f2a...            # of the source's PROSE when the translation was last brought up to date
+    ---
+
+The hash covers the English chapter's prose as written (:func:`prose_blocks`): its text with
+``{{< include >}}`` lines and inline ```{python} ...``` expressions as they are written, without front
+matter and without executable code chunks. Cells and data live elsewhere and may change freely: the
+numbers are shared by both languages, so they cannot drift. When the source's prose changes,
+:func:`check_drift` fails, naming the translated chapter and listing the English paragraphs that
+changed (a word-level diff against the snapshot recorded at the last stamp, in
+``_translations/<translated chapter>.source``). ``python -m bookbuild translated FILE`` records the new
+hash and snapshot once the translator has brought the chapter up to date.
+
+:func:`check_glossary` flags a Chinese chapter that writes a listed variant of a glossary term
+(``notes/glossary.toml``). The parity helpers (:func:`structure`, :func:`compare_inline`) compare an
+English chapter with its translation once both have executed.
+
+Every check is a pure function of the files and returns :class:`~bookbuild.errors.BuildError` s.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import hashlib
+import re
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from .errors import BuildError
+from .lint import find_fences, front_matter_end, scan
+
+FRONT_KEY = "translation-of"
+GLOSSARY = Path("notes/glossary.toml")
+SNAPSHOTS = Path("_translations")
+MAX_LISTED = 8          # changed paragraphs listed per stale chapter
+SNIPPET = 90            # characters of context shown around a change
+
+
+class TranslationError(BuildError):
+    """A translation is stale, unstamped or breaks the glossary."""
+    kind = "translation"
+
+
+# ---------------------------------------------------------------- prose and its hash
+
+@dataclass
+class Block:
+    line: int           # 1-based line of the paragraph's first line in its file
+    text: str           # whitespace-normalized
+
+
+def prose_blocks(text: str) -> list[Block]:
+    """The chapter's prose as written, paragraph by paragraph: front matter and executable code
+    chunks (``{python}``) removed, every other line kept verbatim (includes, inline expressions,
+    tables, math, callout fences), whitespace inside a paragraph normalized."""
+    lines = text.splitlines()
+    drop = [False] * len(lines)
+    fm = front_matter_end(lines)
+    for i in range(fm + 1):
+        drop[i] = True
+    for f in find_fences(lines):
+        if f.exec_lang:
+            for i in range(f.start, f.end + 1):
+                drop[i] = True
+    blocks: list[Block] = []
+    cur: list[str] = []
+    start = 0
+    for i, ln in enumerate(lines + [""]):
+        keep = i < len(lines) and not drop[i] and ln.strip()
+        if keep:
+            if not cur:
+                start = i + 1
+            cur.append(ln.strip())
+        elif cur:
+            blocks.append(Block(start, " ".join(" ".join(cur).split())))
+            cur = []
+    return blocks
+
+
+def prose_hash(text: str) -> str:
+    return hashlib.sha256("\n\n".join(b.text for b in prose_blocks(text)).encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------- front matter
+
+def front_matter(text: str) -> dict[str, Any]:
+    lines = text.splitlines()
+    end = front_matter_end(lines)
+    if end < 0:
+        return {}
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end])) or {}
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def translation_of(text: str) -> dict[str, Any] | None:
+    meta = front_matter(text).get(FRONT_KEY)
+    return meta if isinstance(meta, dict) else None
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def snapshot_path(root: Path, translated_rel: str) -> Path:
+    return root / SNAPSHOTS / (translated_rel + ".source")
+
+
+# ---------------------------------------------------------------- drift guard
+
+def _word_diff(old: str, new: str) -> str:
+    """A one-line diff of two paragraphs: the changed span, with a little context either side."""
+    tok = re.compile(r"[\u3000-\u9fff\uff00-\uffef]|\S+|\s+")
+    a, b = tok.findall(old), tok.findall(new)
+    sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    ops = [op for op in sm.get_opcodes() if op[0] != "equal"]
+    if not ops:
+        return new[:SNIPPET]
+    i1, j1 = ops[0][1], ops[0][3]
+    i2, j2 = ops[-1][2], ops[-1][4]
+    before = "".join(a[:i1])[-SNIPPET // 2:]
+    after = "".join(a[i2:])[:SNIPPET // 2]
+    return (f"…{before}[-{''.join(a[i1:i2])[:SNIPPET]}-]{{+{''.join(b[j1:j2])[:SNIPPET]}+}}{after}…"
+            .replace("\n", " "))
+
+
+def paragraph_changes(old: list[str], new: list[Block]) -> list[tuple[Block | None, str]]:
+    """(the new block or None if removed, a one-line description) for every changed paragraph."""
+    sm = difflib.SequenceMatcher(a=old, b=[b.text for b in new], autojunk=False)
+    out: list[tuple[Block | None, str]] = []
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            continue
+        olds, news = old[i1:i2], new[j1:j2]
+        for k in range(max(len(olds), len(news))):
+            o = olds[k] if k < len(olds) else None
+            n = news[k] if k < len(news) else None
+            similar = (o is not None and n is not None
+                       and difflib.SequenceMatcher(a=o, b=n.text, autojunk=False).ratio() >= 0.5)
+            if similar:
+                out.append((n, "changed: " + _word_diff(o, n.text)))
+                continue
+            if o is not None:
+                out.append((n, "removed: " + o[:2 * SNIPPET] + ("…" if len(o) > 2 * SNIPPET else "")))
+            if n is not None:
+                out.append((n, "added: " + n.text[:2 * SNIPPET] + ("…" if len(n.text) > 2 * SNIPPET else "")))
+    return out
+
+
+def check_drift(root: Path, translated: Path) -> list[BuildError]:
+    """Errors if ``translated`` names a source whose prose changed since it was stamped."""
+    root = Path(root)
+    path = translated if translated.is_absolute() else root / translated
+    rel = _rel(path, root)
+    text = path.read_text(encoding="utf-8")
+    meta = translation_of(text)
+    if meta is None:
+        return []
+    fm_line = 2
+    src_rel = meta.get("path")
+    if not isinstance(src_rel, str) or not src_rel:
+        return [TranslationError(rel, fm_line, f"{FRONT_KEY} needs a 'path' naming the chapter it translates")]
+    src = root / src_rel
+    if not src.is_file():
+        return [TranslationError(rel, fm_line, f"{FRONT_KEY} names {src_rel}, which does not exist")]
+    blocks = prose_blocks(src.read_text(encoding="utf-8"))
+    now = hashlib.sha256("\n\n".join(b.text for b in blocks).encode("utf-8")).hexdigest()
+    stamped = str(meta.get("sha256") or "")
+    if stamped == now:
+        return []
+    fix = f"bring it up to date, then run: python -m bookbuild translated {rel}"
+    snap = snapshot_path(root, rel)
+    old: list[str] | None = None
+    if snap.is_file():
+        old_text = snap.read_text(encoding="utf-8")
+        if hashlib.sha256(old_text.encode("utf-8")).hexdigest() == stamped:
+            old = old_text.split("\n\n") if old_text else []
+    if old is None:
+        why = "was never stamped" if not re.fullmatch(r"[0-9a-f]{64}", stamped) else \
+            f"is stale: {src_rel} changed since it was translated (no snapshot of the stamped text to diff)"
+        return [TranslationError(rel, fm_line, f"translation of {src_rel} {why}; {fix}")]
+    changes = paragraph_changes(old, blocks)
+    errors: list[BuildError] = [TranslationError(
+        rel, fm_line, f"translation is stale: {src_rel} changed since it was translated "
+                      f"({len(changes)} paragraph(s) below); {fix}")]
+    last = blocks[-1].line if blocks else 1
+    for blk, desc in changes[:MAX_LISTED]:
+        errors.append(TranslationError(src_rel, blk.line if blk else last, f"[for {rel}] {desc}"))
+    if len(changes) > MAX_LISTED:
+        errors.append(TranslationError(src_rel, None, f"[for {rel}] … and {len(changes) - MAX_LISTED} more"))
+    return errors
+
+
+def stamp(root: Path, translated: Path, source: str | None = None) -> tuple[str, str]:
+    """Record the source's current prose hash in ``translated``'s front matter and its snapshot.
+    Returns (old hash, new hash). Raises TranslationError on bad input."""
+    root = Path(root)
+    path = translated if translated.is_absolute() else root / translated
+    rel = _rel(path, root)
+    if not path.is_file():
+        raise TranslationError(rel, None, "no such file")
+    text = path.read_text(encoding="utf-8")
+    meta = translation_of(text)
+    src_rel = source or (meta or {}).get("path")
+    if not src_rel:
+        raise TranslationError(rel, None, f"has no {FRONT_KEY} front matter; pass --source <English chapter>")
+    src = root / src_rel
+    if not src.is_file():
+        raise TranslationError(rel, None, f"{FRONT_KEY} names {src_rel}, which does not exist")
+    blocks = prose_blocks(src.read_text(encoding="utf-8"))
+    joined = "\n\n".join(b.text for b in blocks)
+    new = hashlib.sha256(joined.encode("utf-8")).hexdigest()
+    old = str((meta or {}).get("sha256") or "")
+    block = f"{FRONT_KEY}:\n  path: {src_rel}\n  sha256: {new}\n"
+    lines = text.splitlines(keepends=True)
+    end = front_matter_end([ln.rstrip("\n") for ln in lines])
+    if end < 0:
+        text = "---\n" + block + "---\n\n" + text
+    else:
+        fm = "".join(lines[1:end])
+        key = re.compile(rf"^{re.escape(FRONT_KEY)}:.*?(?=^\S|\Z)", re.M | re.S)
+        fm = key.sub(lambda _m: block, fm, count=1) if key.search(fm) else fm + block
+        text = "---\n" + fm + "".join(lines[end:])
+    path.write_text(text, encoding="utf-8", newline="\n")
+    snap = snapshot_path(root, rel)
+    snap.parent.mkdir(parents=True, exist_ok=True)
+    snap.write_text(joined, encoding="utf-8", newline="\n")
+    return old, new
+
+
+# ---------------------------------------------------------------- glossary
+
+@dataclass
+class Term:
+    en: str
+    zh: str
+    variants: list[str] = field(default_factory=list)
+
+
+def load_glossary(root: Path) -> list[Term]:
+    path = Path(root) / GLOSSARY
+    if not path.is_file():
+        return []
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise TranslationError(GLOSSARY, None, f"invalid TOML: {e}") from None
+    terms = []
+    for en, entry in (data.get("terms") or {}).items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("zh"), str):
+            raise TranslationError(GLOSSARY, None, f"terms.{en!r} needs a zh = \"...\" string")
+        variants = entry.get("variants", [])
+        if not isinstance(variants, list) or not all(isinstance(v, str) and v for v in variants):
+            raise TranslationError(GLOSSARY, None, f"terms.{en!r}: variants must be a list of strings")
+        terms.append(Term(en, entry["zh"], variants))
+    return terms
+
+
+def glossary_errors(text: str, relpath: str, terms: list[Term]) -> list[BuildError]:
+    """A variant of a glossary term in the prose of a Chinese chapter (code, math, inline
+    expressions, attributes and front matter are not prose)."""
+    masked = scan(text).masked
+    starts = [0] + [m.end() for m in re.finditer("\n", masked)]
+    errors: list[BuildError] = []
+    for t in terms:
+        # the glossary's own form is never a variant, even when a variant is a substring of it
+        hidden = masked.replace(t.zh, "\0" * len(t.zh))
+        for v in t.variants:
+            for m in re.finditer(re.escape(v), hidden):
+                import bisect
+                line = bisect.bisect_right(starts, m.start())
+                errors.append(TranslationError(
+                    relpath, line, f"glossary: '{v}' is a variant of '{t.en}'; write '{t.zh}' ({GLOSSARY.as_posix()})"))
+    return sorted(errors, key=lambda e: (e.line or 0, e.message))
+
+
+def check_glossary(root: Path, chapter: Path, terms: list[Term] | None = None) -> list[BuildError]:
+    root = Path(root)
+    path = chapter if chapter.is_absolute() else root / chapter
+    terms = load_glossary(root) if terms is None else terms
+    return glossary_errors(path.read_text(encoding="utf-8"), _rel(path, root), terms)
+
+
+# ---------------------------------------------------------------- the book hook
+
+def check_translations(root: Path, books: Iterable[Any]) -> list[BuildError]:
+    """The drift guard on every chapter that declares ``translation-of`` and the glossary check on
+    every chapter of a Chinese book, once per file across ``books``."""
+    root = Path(root)
+    errors: list[BuildError] = []
+    try:
+        terms = load_glossary(root)
+    except BuildError as e:
+        return [e]
+    seen: set[tuple[str, str]] = set()
+    for book in books:
+        for ch in book.chapters:
+            rel = Path(ch.path).as_posix()
+            if ("drift", rel) not in seen:
+                seen.add(("drift", rel))
+                errors += check_drift(root, Path(rel))
+            if str(book.lang).lower().startswith("zh") and ("glossary", rel) not in seen:
+                seen.add(("glossary", rel))
+                errors += check_glossary(root, Path(rel), terms)
+    return errors
+
+
+def main_translated(argv: list[str]) -> int:
+    """``python -m bookbuild translated FILE [--source EN] [--root .]``: stamp a translation."""
+    ap = argparse.ArgumentParser(prog="python -m bookbuild translated",
+                                 description="record that FILE is up to date with the English chapter it translates")
+    ap.add_argument("file", type=Path)
+    ap.add_argument("--source", default=None, help="the English chapter (only when FILE has no translation-of yet)")
+    ap.add_argument("--root", default=".", type=Path)
+    args = ap.parse_args(argv)
+    root = args.root.resolve()
+    target = args.file if args.file.is_absolute() else (Path.cwd() / args.file)
+    try:
+        old, new = stamp(root, target.resolve(), args.source)
+    except BuildError as e:
+        print(e.format(), file=sys.stderr)
+        return 1
+    rel = _rel(target, root)
+    print(f"{rel}: {FRONT_KEY} sha256 {old[:12] or '(none)'} -> {new[:12]}"
+          + (" (unchanged)" if old == new else ""))
+    return 0
+
+
+# ---------------------------------------------------------------- parity of executed chapters
+
+_REF = re.compile(r"(?<![\w@])@((?:[Ss]ec|[Tt]bl|[Ee]q|[Ff]ig)-[\w-]*\w)")
+_CITE = re.compile(r"(?<![\w@])@(?!(?:[Ss]ec|[Tt]bl|[Ee]q|[Ff]ig)-)([A-Za-z][\w]*\d{4}\w*)")
+_LABEL = re.compile(r"\{#((?:sec|tbl|eq|fig)-[\w-]+)")
+
+
+def structure(markdown: str) -> dict[str, list]:
+    """What must match between a chapter and its translation: heading levels, labels (sections,
+    tables, equations, figures) in order, cross-references in order, citations in order, the count
+    of display equations, pipe tables and callouts."""
+    body = re.sub(r"```.*?```", " ", markdown, flags=re.S)
+    body = re.sub(r"<!--.*?-->", " ", body, flags=re.S)
+    lines = body.splitlines()
+    return {
+        "headings": [len(m.group(1)) for m in (re.match(r"^(#{1,6})\s", ln) for ln in lines) if m],
+        "labels": _LABEL.findall(body),
+        "references": [r.lower() for r in _REF.findall(body)],
+        "citations": _CITE.findall(body),
+        "display_math": [len(re.findall(r"\$\$", body)) // 2],
+        "table_rows": [sum(1 for ln in lines if ln.lstrip().startswith("|"))],
+        "callouts": re.findall(r"^:::\s*\{\.(callout-\w+)", body, flags=re.M),
+        "images": re.findall(r"!\[[^\n]*?\]\(([^)\s]+)", body),
+    }
+
+
+def compare_structure(en_md: str, tr_md: str) -> list[str]:
+    a, b = structure(en_md), structure(tr_md)
+    out = []
+    for key in a:
+        if a[key] != b[key]:
+            out.append(f"{key} differ: {a[key]} vs {b[key]}")
+    return out
+
+
+@dataclass
+class Localized:
+    en: str             # the English attribute, e.g. StallBreakEven.stall_over_swap_words_str
+    tr: str             # the translation's attribute, e.g. StallBreakEven.stall_over_swap_str
+    scale: float = 1.0  # tr value × scale = en value (亿 -> billion: 0.1)
+    compare: str = "number"   # "number": both show the same number; "text": a phrase each language words itself
+
+
+def load_localized(root: Path) -> dict[str, Localized]:
+    """``[values]`` of the glossary: English attribute -> the attribute the Chinese quotes instead."""
+    path = Path(root) / GLOSSARY
+    data = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    out = {}
+    for en, entry in (data.get("values") or {}).items():
+        out[en] = Localized(en, entry["zh"], float(entry.get("scale", 1.0)), str(entry.get("compare", "number")))
+    return out
+
+
+_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
+_FRACTIONS_EN = {"half": 1 / 2, "third": 1 / 3, "quarter": 1 / 4, "fifth": 1 / 5, "sixth": 1 / 6,
+                 "eighth": 1 / 8, "tenth": 1 / 10}
+_FRACTIONS_ZH = {"一半": 1 / 2, "三分之一": 1 / 3, "四分之一": 1 / 4, "五分之一": 1 / 5, "六分之一": 1 / 6,
+                 "八分之一": 1 / 8, "十分之一": 1 / 10}
+
+
+def quoted_number(s: str) -> float | None:
+    """The number a quoted value shows: digits ("1,333", "21.3"), English words ("Twenty-two",
+    "a sixth") or a Chinese fraction ("一半"); None if it is none of these."""
+    t = s.strip().lower()
+    if re.fullmatch(r"-?[\d,]+(?:\.\d+)?", t):
+        return float(t.replace(",", ""))
+    if s.strip() in _FRACTIONS_ZH:
+        return _FRACTIONS_ZH[s.strip()]
+    t = re.sub(r"^(a|an)\s+", "", t)
+    if t in _FRACTIONS_EN:
+        return _FRACTIONS_EN[t]
+    if t in _WORDS:
+        return float(_WORDS[t])
+    m = re.fullmatch(r"([a-z]+)(?:-([a-z]+))?", t)
+    if m and m.group(1) in _TENS and (m.group(2) is None or m.group(2) in _WORDS):
+        return float(_TENS[m.group(1)] + (_WORDS[m.group(2)] if m.group(2) else 0))
+    return None
+
+
+def compare_inline(en: list[tuple[str, str]], tr: list[tuple[str, str]],
+                   localized: dict[str, Localized]) -> list[str]:
+    """Same inline values in the same order: ``en`` and ``tr`` are (expression, value) sequences.
+    A localized English attribute must meet its declared counterpart, and the two must show the same
+    number (English words against digits, billions against 亿)."""
+    want = [localized[e].tr if e in localized else e for e, _ in en]
+    got = [e for e, _ in tr]
+    problems = []
+    if want != got:
+        sm = difflib.SequenceMatcher(a=want, b=got, autojunk=False)
+        for op, i1, i2, j1, j2 in sm.get_opcodes():
+            if op != "equal":
+                problems.append(f"{op} at English #{i1}/translation #{j1}: {want[i1:i2][:4]} vs {got[j1:j2][:4]}")
+        return problems
+    for (e, v_en), (t, v_tr) in zip(en, tr):
+        if e in localized and localized[e].compare == "text":
+            continue
+        if e in localized:
+            a, b = quoted_number(v_en), quoted_number(v_tr)
+            if a is None or b is None or abs(a - b * localized[e].scale) > 1e-9 * max(abs(a), 1):
+                problems.append(f"{e} = {v_en!r} does not show the number of {t} = {v_tr!r}")
+        elif v_en != v_tr:
+            problems.append(f"{e}: {v_en!r} vs {v_tr!r}")
+    return problems
