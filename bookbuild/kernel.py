@@ -55,6 +55,8 @@ class Job:
     execute_options: dict[str, Any] = field(default_factory=dict)
     profile: str | None = None
     env: dict[str, str] = field(default_factory=dict)   # extra environment (e.g. a scenario override)
+    task: str = "chapter"          # "chapter": execute it; "variants": its cells once per choice (variants.py)
+    payload: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -148,6 +150,16 @@ def _child(job: Job, limits: Limits, conn) -> None:
     if m:
         skip.append(m)   # in the cache key whole
     reads = _record_reads(job.root, skip)
+    if job.task == "variants":
+        from .variants import run_batch
+        try:
+            conn.send(("done", run_batch(job.root, job.path, job.payload["batch"], limits.cell_timeout)))
+        except BaseException as e:  # noqa: BLE001
+            conn.send(("error", BuildError(job.path, None, f"computing the chapter's variants failed: "
+                                                           f"{type(e).__name__}: {e}")))
+        finally:
+            conn.close()
+            os._exit(0)
     try:
         ec = execute_chapter(job.path, job.root, job.fig_dir, md_dir=job.md_dir,
                              execute_options=job.execute_options, profile=job.profile,

@@ -237,6 +237,7 @@ def check(root: Path, names: list[str], opts: Options | None = None,
     C.use(store)
     books = [load_book(root, p) for p in names]
     executed = execute_books(root, books, store, opts.limits, report=report)
+    run_variants(root, books, executed, store, opts.limits, report)
     all_books = [load_book(root, p) for p in (list_profiles(root) or names)]
     # a verification that passed is not repeated while nothing it reads has changed
     vkey = verify_key(root, books, all_books, executed) if store.enabled else ""
@@ -455,3 +456,59 @@ def facts(root: Path, names: list[str], opts: Options) -> dict:
                                for g in ec.guards]}
             out[book.profile] = {"profile": book.profile, "lang": book.lang, "chapters": chapters}
     return out
+
+
+# ------------------------------------------------------------------ variants
+
+def run_variants(root: Path, books: list[Book], executed: dict[str, list[ExecutedChapter]], store: C.Store,
+                 limits: Limits, report: Report | None = None) -> None:
+    """For every chapter whose front matter asks for it (``mlsysim-variants: true``), compute every
+    registry choice with the chapter's own cells (cached by the cells' content, shared by the
+    languages) and write ``_build/executed/<profile>/<chapter>.variants.json`` for the renderer."""
+    from . import variants as V
+    root = Path(root).resolve()
+    wanted = []
+    for book in books:
+        for ch, ec in zip(book.chapters, executed[book.profile]):
+            if ec.front_matter.get(V.FRONT_MATTER_KEY):
+                wanted.append((book, ch, ec))
+    if not wanted:
+        return
+    environment = C.environment_digest(root)
+    pending: dict[str, tuple[Path, list[dict]]] = {}
+    keyed = []
+    for book, ch, ec in wanted:
+        path = (root / ch.path).resolve()
+        src = V.chunks(path, root)
+        choices = V.choices()
+        key = C.sha256_bytes(b"variants", environment.encode(), json.dumps(choices).encode(),
+                             *(f"{f}:{n}".encode() + s.encode() for s, f, n in src))
+        keyed.append((book, ch, ec, key))
+        if key not in pending and store.get_blob("variants", key) is None:
+            pending[key] = (path, choices)
+    results: dict[str, list] = {}
+    if pending:
+        width = limits.parallel or os.cpu_count() or 1
+        jobs = []
+        for key, (path, choices) in pending.items():
+            n = max(1, -(-len(choices) // width))
+            for i in range(0, len(choices), n):
+                jobs.append(Job(key=f"{key}:{i}", path=path, root=root, fig_dir=root / "_build" / "variants",
+                                md_dir=root, task="variants", payload={"batch": choices[i:i + n]}))
+        ran = run_jobs(jobs, limits)
+        errors = [r for r in ran.values() if isinstance(r, BuildError)]
+        if errors:
+            raise BuildFailed(errors)
+        for key in pending:
+            parts = sorted((int(k.rsplit(":", 1)[1]), v) for k, v in ran.items() if k.rsplit(":", 1)[0] == key)
+            results[key] = [r for _, batch in parts for r in batch]
+            store.put_blob("variants", key, json.dumps(results[key], sort_keys=True).encode("utf-8"))
+        if report is not None:
+            report.executed.append(f"variants ({sum(len(c) for _, c in pending.values())} choices)")
+    for book, ch, ec, key in keyed:
+        data = results.get(key)
+        if data is None:
+            data = json.loads(store.get_blob("variants", key).decode("utf-8"))
+        reference = {u.expr.strip(): u.value for u in ec.inline}
+        _write(executed_dir(root, book.profile) / ch.path.with_suffix(".variants.json"),
+               json.dumps(V.compact(data, reference), ensure_ascii=False, sort_keys=True) + "\n")

@@ -100,8 +100,9 @@ def _cmd_show(name: str, out) -> None:
         out.write(f"  parameters from geometry: {e.parameters_from_geometry:,}\n")
         out.write(f"  source: {e.source.title} <{e.source.url}>\n")
     elif isinstance(e, Node):
-        out.write(f"  {e.accelerators_per_node}x {e.accelerator.display_name}; host memory {e.host_memory:~}; "
-                  f"host link {e.host_link.display_name}\n")
+        mem = f"{e.host_memory:~}" if e.host_memory is not None else "not published"
+        out.write(f"  {e.accelerators_per_node}x {e.accelerator.display_name}; host memory {mem}; "
+                  f"host link {e.host_link.display_name if e.host_link else 'not published'}\n")
         for fld, prov in e.sources.items():
             out.write(f"  source {fld}: {prov.source.title}" + (f" — {prov.note}" if prov.note else "") + "\n")
     else:

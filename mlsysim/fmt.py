@@ -90,6 +90,23 @@ def fmt_memory_capacity(q, unit=GiB) -> Fmt:
     return Fmt(f"{whole:,} {label}")
 
 
+_DECIMAL = {"kilobyte": "KB", "megabyte": "MB", "gigabyte": "GB", "terabyte": "TB"}
+
+
+def fmt_capacity(q) -> Fmt:
+    """A memory part's capacity as its vendor publishes it: a binary quantity (80 GiB) takes the
+    vendor's label through :func:`fmt_memory_capacity` ("80 GB"); a decimal one (141 GB) prints as it
+    is ("141 GB"). Anything else raises, as ``fmt_memory_capacity`` does."""
+    unit = str(q.units)
+    for u, label in _DECIMAL.items():
+        if unit == u:
+            return Fmt(f"{fmt(q.magnitude, precision=0 if float(q.magnitude).is_integer() else 1)} {label}")
+    binary = {str(k): k for k in _BINARY}
+    if unit in binary:
+        return fmt_memory_capacity(q, unit=binary[unit])
+    return fmt_memory_capacity(q)
+
+
 _ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
          "sixteen seventeen eighteen nineteen").split()
 _TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()

@@ -19,12 +19,15 @@ class GuardError(MlsysimError, AssertionError):
 RECORD: list[dict] = []
 
 
-def check(condition, message: str) -> None:
-    """Raise :class:`GuardError` with ``message`` unless ``condition`` holds."""
+def check(condition, message: str, *, zh: str | None = None) -> None:
+    """Raise :class:`GuardError` with ``message`` unless ``condition`` holds.
+
+    ``zh``: the same claim in Chinese, for a reader of the Chinese book whose chosen hardware breaks it
+    (the book's own build fails in English, as before)."""
     if os.environ.get("MLSYSIM_GUARDS") == "record":
         frame = sys._getframe(1)
         RECORD.append({"file": frame.f_code.co_filename, "line": frame.f_lineno,
-                       "passed": bool(condition), "message": str(message)})
+                       "passed": bool(condition), "message": str(message), "zh": zh or ""})
         return
     if not condition:
         raise GuardError(message)

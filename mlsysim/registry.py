@@ -162,8 +162,8 @@ class Node:
     display_name: str
     accelerator: Accelerator
     accelerators_per_node: int
-    host_memory: Any
-    host_link: Link
+    host_memory: Any                # None where unpublished
+    host_link: Link | None          # None where unpublished
     interconnect: Link | None
     sources: Mapping[str, Provenance]
 
@@ -348,16 +348,20 @@ def load_registry(data_dir: Path = DATA_DIR) -> "Registry":
     nodes: dict[str, Node] = {}
     F = "systems.toml"
     for name, e in systems.get("nodes", {}).items():
-        _require(ld, F, name, e, ("display_name", "accelerator", "accelerators_per_node", "host_memory", "host_link"))
+        # host memory and host link are optional: Google publishes neither for every TPU host
+        _require(ld, F, name, e, ("display_name", "accelerator", "accelerators_per_node"))
         if e["accelerator"] not in accels:
             raise RegistryError(f"{ld.where(F, name, 'accelerator')}: unknown accelerator {e['accelerator']!r} "
                                 f"(known: {', '.join(accels)})")
         n, p_n = ld.sourced(F, name, "accelerators_per_node", e["accelerators_per_node"], "int")
-        hm, p_hm = ld.sourced(F, name, "host_memory", e["host_memory"], "capacity")
+        srcs = {"accelerators_per_node": p_n}
+        hm = None
+        if "host_memory" in e:
+            hm, srcs["host_memory"] = ld.sourced(F, name, "host_memory", e["host_memory"], "capacity")
         nodes[name] = Node(name, e["display_name"], accels[e["accelerator"]], n, hm,
-                           link(F, name, "host_link", e["host_link"]),
+                           link(F, name, "host_link", e.get("host_link"), optional=True),
                            link(F, name, "interconnect", e.get("interconnect"), optional=True),
-                           MappingProxyType({"accelerators_per_node": p_n, "host_memory": p_hm}))
+                           MappingProxyType(srcs))
 
     names = {}
     for kind, table in (("accelerator", accels), ("model", models), ("node", nodes), ("link", links)):
