@@ -2,9 +2,10 @@
 
 At build time :func:`explorer_data` calls :func:`mlsysim.reference.reference_values` for every
 accelerator × model × precision the accelerator publishes, formats each value once with
-:mod:`mlsysim.fmt` (the appendix table's precision), and draws each (accelerator, precision)
-roofline as a small SVG fragment. :func:`explorer_html` embeds all of it as JSON; the page's
-script only looks values up and swaps precomputed strings. A precision an accelerator does not
+:mod:`mlsysim.fmt` (the appendix table's precision), and computes each (accelerator, precision)
+roofline with :func:`mlsysim.figures.roofline_spec` (the appendix figure's description, on common
+axes). :func:`explorer_html` embeds all of it as JSON; the page's script only looks values up, swaps
+precomputed strings and hands the precomputed roofline arrays to plotly (``assets/figures.js``). A precision an accelerator does not
 publish has no entry: its option is disabled and marked "not published", never shown as zero.
 
 :func:`static_table_markdown` gives the PDF's replacement: a pipe table across the registry's
@@ -17,13 +18,13 @@ import dataclasses
 import html
 import json
 import math
-import os
 
 from .fmt import FormatPrecisionError, fmt, fmt_int
-from .physics import attainable_performance, decode_intensity, ridge_point
+from .physics import attainable_performance, decode_intensity
 from .reference import DEFAULT_CONTEXT, DEFAULT_RESERVE, ReferenceValues, reference_values
 from .registry import Hardware, Models
 from .units import PRECISION_BYTES, Q_
+from .figures import book_lang, plot_div, plotly_json, roofline_spec
 
 LANGS = ("en", "zh")
 DEFAULT_SELECTION = {"accelerator": "H100", "model": "Llama3_70B", "precision": "fp8"}
@@ -106,15 +107,6 @@ TEXT = {
 }
 
 
-def book_lang(default: str = "en") -> str:
-    """The book's language from ``QUARTO_PROFILE`` (a comma-separated list; the first of en/zh wins)."""
-    for p in os.environ.get("QUARTO_PROFILE", "").split(","):
-        p = p.strip().lower()
-        if p in LANGS:
-            return p
-    return default
-
-
 def _text(lang: str) -> dict:
     if lang not in TEXT:
         raise ValueError(f"explorer language must be one of {', '.join(LANGS)}, got {lang!r}")
@@ -170,92 +162,39 @@ def fallback_precision(accel, want: str) -> str:
     return next((p for p in FALLBACK_ORDER if p in have), have[0])
 
 
-# ───────────────────────────── the roofline, as a small SVG ─────────────────────────────
+# ───────────────────────────── the roofline (plotly, from mlsysim.figures) ─────────────────────────────
 
-_W, _H = 420, 250
-_ML, _MR, _MT, _MB = 58, 14, 12, 40
-
-
-def _bounds(accels) -> tuple[int, int, int, int]:
-    """Common decade ranges over every (accelerator, precision), so two choices compare by eye."""
+def roofline_ranges(accels, context: int = DEFAULT_CONTEXT) -> tuple[int, int, int, int]:
+    """Common decade ranges (log10) over every (accelerator, precision), so two choices compare by eye."""
     xs, ys = [], []
     for a in accels:
         for p in a.precisions:
             b = PRECISION_BYTES[p]
             i_dec = decode_intensity(b).magnitude
-            xs += [i_dec, DEFAULT_CONTEXT * i_dec]
+            xs += [i_dec, context * i_dec]
             ys += [attainable_performance(Q_(i_dec, "flop/byte"), a.compute.peak(p), a.memory.bandwidth)
                    .to("flop/second").magnitude, a.compute.peak(p).to("flop/second").magnitude]
     return (math.floor(math.log10(min(xs) / 1.5)), math.ceil(math.log10(max(xs) * 1.5)),
             math.floor(math.log10(min(ys) / 1.5)), math.ceil(math.log10(max(ys) * 1.5)))
 
 
-class _Axes:
-    def __init__(self, bounds):
-        self.x0, self.x1, self.y0, self.y1 = bounds
-
-    def x(self, v: float) -> float:
-        return round(_ML + (math.log10(v) - self.x0) / (self.x1 - self.x0) * (_W - _ML - _MR), 1)
-
-    def y(self, v: float) -> float:
-        return round(_H - _MB - (math.log10(v) - self.y0) / (self.y1 - self.y0) * (_H - _MT - _MB), 1)
-
-
-def _frame_svg(ax: _Axes, t: dict, inner: str) -> str:
-    parts = [f'<svg id="mlsysim-explorer-roofline-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_H}" '
-             f'width="100%" style="max-width:{_W * 1.5:.0f}px" role="img" aria-labelledby="mlsysim-explorer-roofline-title">',
-             f'<title id="mlsysim-explorer-roofline-title">{html.escape(t["roofline"].format(ctx=f"{DEFAULT_CONTEXT:,}"))}</title>',
-             '<g class="frame" stroke="currentColor" stroke-opacity="0.15" stroke-width="0.7">']
-    for k in range(ax.x0, ax.x1 + 1):
-        parts.append(f'<line x1="{ax.x(10 ** k)}" y1="{_MT}" x2="{ax.x(10 ** k)}" y2="{_H - _MB}"/>')
-    for k in range(ax.y0, ax.y1 + 1):
-        parts.append(f'<line x1="{_ML}" y1="{ax.y(10 ** k)}" x2="{_W - _MR}" y2="{ax.y(10 ** k)}"/>')
-    parts.append('</g><g class="ticks" fill="currentColor" font-size="10" font-family="sans-serif">')
-    for k in range(ax.x0, ax.x1 + 1):
-        parts.append(f'<text x="{ax.x(10 ** k)}" y="{_H - _MB + 14}" text-anchor="middle">10<tspan dy="-4" '
-                     f'font-size="7">{k}</tspan></text>')
-    for k in range(ax.y0, ax.y1 + 1):
-        parts.append(f'<text x="{_ML - 4}" y="{ax.y(10 ** k) + 3}" text-anchor="end">10<tspan dy="-4" '
-                     f'font-size="7">{k}</tspan></text>')
-    parts.append(f'<text x="{(_ML + _W - _MR) / 2}" y="{_H - 6}" text-anchor="middle" font-size="11">'
-                 f'{html.escape(t["x_axis"])}</text>')
-    parts.append(f'<text transform="translate(12 {(_MT + _H - _MB) / 2}) rotate(-90)" text-anchor="middle" '
-                 f'font-size="11">{html.escape(t["y_axis"])}</text></g>')
-    parts.append(f'<g id="mlsysim-explorer-roofline-data">{inner}</g></svg>')
-    return "".join(parts)
+def explorer_roofline(accel, precision: str, bounds, lang: str = "en", *, context: int = DEFAULT_CONTEXT,
+                      peak=None, bandwidth=None):
+    """The explorer's roofline of one choice: the appendix roofline's description (roof, decode at B = 1,
+    the ridge, a prefill of ``context`` tokens) on the common ``bounds``; the roof is drawn through its
+    three corners (two ends and the ridge), which is exact on log-log axes."""
+    x0, x1, y0, y1 = bounds
+    return roofline_spec(accel, None, precision, prompt_tokens=context, points=2, x_range=(10.0 ** x0, 10.0 ** x1),
+                         y_range=(10.0 ** y0, 10.0 ** y1), peak=peak, bandwidth=bandwidth)
 
 
-def roofline_fragment(accel, precision: str, ax: _Axes, *, peak=None, bandwidth=None) -> str:
-    """The roof, the ridge and the decode (B = 1) and prefill points of one choice, as SVG elements.
-
-    Every coordinate comes from the physics functions (``attainable_performance``, ``ridge_point``,
-    ``decode_intensity``); ``peak``/``bandwidth`` override the registry's (quantities)."""
-    peak = peak if peak is not None else accel.compute.peak(precision)
-    bw = bandwidth if bandwidth is not None else accel.memory.bandwidth
-    b = PRECISION_BYTES[precision]
-
-    def perf(i):
-        return attainable_performance(Q_(i, "flop/byte"), peak, bw).to("flop/second").magnitude
-
-    ridge = ridge_point(peak, bw).magnitude
-    xs = [10.0 ** ax.x0, ridge, 10.0 ** ax.x1]
-    pts = " ".join(f"{ax.x(v)},{ax.y(perf(v))}" for v in xs)
-    i_dec = decode_intensity(b).magnitude
-    i_pre = DEFAULT_CONTEXT * i_dec
-    xr, yr = ax.x(ridge), ax.y(perf(ridge))
-    xd, yd = ax.x(i_dec), ax.y(perf(i_dec))
-    xp, yp = ax.x(i_pre), ax.y(perf(i_pre))
-    return (f'<polyline points="{pts}" fill="none" stroke="#1f4e79" stroke-width="2.2"/>'
-            f'<line x1="{xr}" y1="{yr}" x2="{xr}" y2="{_H - _MB}" stroke="#757575" stroke-dasharray="2 3"/>'
-            f'<circle cx="{xr}" cy="{yr}" r="4" fill="none" stroke="#ef6c00" stroke-width="2"/>'
-            f'<text x="{xr + 6}" y="{yr + 14}" font-size="10" font-family="sans-serif" fill="currentColor">'
-            f'𝓘* = {html.escape(shown(ridge, 0))}</text>'
-            f'<circle cx="{xd}" cy="{yd}" r="4" fill="#2e7d32"/>'
-            f'<text x="{xd + 6}" y="{yd + 4}" font-size="10" font-family="sans-serif" fill="currentColor">'
-            f'2/b (B = 1)</text>'
-            f'<path d="M{xp} {yp - 5} l4.5 8 h-9 z" fill="#c62828"/>'
-            f'<text x="{xp}" y="{yp + 16}" font-size="10" font-family="sans-serif" fill="currentColor" '
-            f'text-anchor="middle">2S/b</text>')
+def roofline_arrays(spec, lang: str) -> dict:
+    """What changes between two explorer choices: each trace's x, y, legend name and hover labels, and
+    the ridge line's position (the figure's shape, colours and axes stay)."""
+    fig = plotly_json(spec, lang)
+    traces = [{"x": t["x"], "y": t["y"], "name": t.get("name"), "customdata": t.get("customdata")}
+              for t in fig["data"]]
+    return {"traces": traces, "ridge": spec.data["ridge_x"]}
 
 
 # ───────────────────────────── data and page ─────────────────────────────
@@ -265,7 +204,7 @@ def explorer_data(lang: str = "en", *, context: int = DEFAULT_CONTEXT) -> dict:
     t = _text(lang)
     accels, models = list(Hardware.Cloud), list(Models.Language)
     all_prec = [p for p in PRECISION_BYTES if any(p in a.precisions for a in accels)]
-    ax = _Axes(_bounds(accels))
+    bounds = roofline_ranges(accels, context)
     values, roof, fallback = {}, {}, {}
     for a in accels:
         values[a.name], roof[a.name], fallback[a.name] = {}, {}, {}
@@ -274,7 +213,7 @@ def explorer_data(lang: str = "en", *, context: int = DEFAULT_CONTEXT) -> dict:
                 got = fallback_precision(a, p)
                 fallback[a.name][p] = [got, t["fallback"].format(accel=a.display_name, want=p, got=got)]
                 continue
-            roof[a.name][p] = roofline_fragment(a, p, ax)
+            roof[a.name][p] = roofline_arrays(explorer_roofline(a, p, bounds, lang, context=context), lang)
             values[a.name][p] = {}
             for m in models:
                 rv = reference_values(a, m, weight_precision=p, kv_bytes=KV_BYTES, context=context)
@@ -288,7 +227,7 @@ def explorer_data(lang: str = "en", *, context: int = DEFAULT_CONTEXT) -> dict:
         "precisions": all_prec,
         "unavailable": {a.name: [p for p in all_prec if p not in a.precisions] for a in accels},
         "fields": list(ROW_FIELDS), "shown_keys": list(SHOWN_KEYS),
-        "values": values, "fallback": fallback, "roofline": roof, "bounds": [ax.x0, ax.x1, ax.y0, ax.y1],
+        "values": values, "fallback": fallback, "roofline": roof, "bounds": list(bounds),
     }
 
 
@@ -326,7 +265,14 @@ var sa=document.getElementById('mlsysim-explorer-accelerator'),
     sm=document.getElementById('mlsysim-explorer-model'),
     sp=document.getElementById('mlsysim-explorer-precision'),
     st=document.getElementById('mlsysim-explorer-status'),
-    g=document.getElementById('mlsysim-explorer-roofline-data');
+    g=document.getElementById('mlsysim-explorer-plot');
+function redraw(r){var F=window.mlsysimFigures;if(!F||!g._mlsysimSpec)return;
+  var s=JSON.parse(JSON.stringify(g._mlsysimSpec));
+  for(var i=0;i<r.traces.length&&i<s.data.length;i++){var t=r.traces[i],d=s.data[i];
+    d.x=t.x;d.y=t.y;if(t.name!==null)d.name=t.name;if(t.customdata!==null)d.customdata=t.customdata;}
+  (s.layout.shapes||[]).forEach(function(h){if(h.name==='ridge_line'){h.x0=r.ridge;h.x1=r.ridge;}});
+  F.update(g,s).then(function(){g.setAttribute('data-accelerator',root.getAttribute('data-accelerator'));
+    g.setAttribute('data-precision',root.getAttribute('data-precision'));});}
 function avail(){var u=D.unavailable[sa.value]||[];
   for(var i=0;i<sp.options.length;i++){var o=sp.options[i],off=u.indexOf(o.value)>=0;
     o.disabled=off;o.textContent=off?o.getAttribute('data-off'):o.value;}}
@@ -334,8 +280,9 @@ function show(want){var a=sa.value,m=sm.value,p=want||sp.value,msg='';
   var fb=(D.fallback[a]||{})[p]; if(fb){msg=fb[1];p=fb[0];} sp.value=p;
   var e=D.values[a][p][m];
   for(var i=0;i<D.shown_keys.length;i++){var c=root.querySelector('[data-key="'+D.shown_keys[i]+'"]');if(c)c.textContent=e.shown[i];}
-  g.innerHTML=D.roofline[a][p];st.textContent=msg;
-  root.setAttribute('data-accelerator',a);root.setAttribute('data-model',m);root.setAttribute('data-precision',p);}
+  st.textContent=msg;
+  root.setAttribute('data-accelerator',a);root.setAttribute('data-model',m);root.setAttribute('data-precision',p);
+  redraw(D.roofline[a][p]);}
 var last=sp.value;
 sa.addEventListener('change',function(){avail();show(last);});
 sm.addEventListener('change',function(){show();});
@@ -383,8 +330,8 @@ def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, da
         rows.append(f'<tr><th scope="row">{esc(t["rows"][key].format(ctx=ctx))}</th><td>{sym}</td>'
                     f'<td class="mx-v" data-key="{key}">{esc(val)}</td><td>{esc(t["units"][unit])}</td></tr>')
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    ax = _Axes(tuple(data["bounds"]))
-    svg = _frame_svg(ax, t, data["roofline"][sel["accelerator"]][sel["precision"]])
+    spec = explorer_roofline(a0, sel["precision"], tuple(data["bounds"]), lang, context=context)
+    plot = plot_div(spec, lang, alt=t["roofline"].format(ctx=ctx), element_id="mlsysim-explorer-plot")
     page = (
         f'<div id="mlsysim-explorer" class="mlsysim-explorer" lang="{lang}" data-accelerator="{sel["accelerator"]}" '
         f'data-model="{sel["model"]}" data-precision="{sel["precision"]}">'
@@ -398,10 +345,10 @@ def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, da
         f"</div>"
         f'<p id="mlsysim-explorer-status" class="mx-status" aria-live="polite"></p>'
         f'<div class="mx-body">'
-        f'<table id="mlsysim-explorer-table"><caption>{esc(t["caption"].format(kv=fmt_int(data["kv_bytes"]), ctx=ctx, reserve=fmt_int(DEFAULT_RESERVE.to("GB").magnitude)))}</caption>'
+        f'<table id="mlsysim-explorer-table" data-quarto-disable-processing="true"><caption>{esc(t["caption"].format(kv=fmt_int(data["kv_bytes"]), ctx=ctx, reserve=fmt_int(DEFAULT_RESERVE.to("GB").magnitude)))}</caption>'
         f'<thead><tr><th>{esc(t["quantity"])}</th><th>{esc(t["symbol"])}</th><th>{esc(t["value"])}</th>'
         f'<th>{esc(t["unit"])}</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
-        f'<figure id="mlsysim-explorer-roofline">{svg}'
+        f'<figure id="mlsysim-explorer-roofline">{plot}'
         f'<figcaption>{esc(t["roofline"].format(ctx=ctx))}</figcaption></figure>'
         f"</div>"
         f'<script type="application/json" id="mlsysim-explorer-data">{payload}</script>'
@@ -430,4 +377,4 @@ def static_table_markdown(lang: str | None = None, model=None, *, context: int =
 
 
 __all__ = ["explorer_html", "explorer_data", "lookup", "static_table_markdown", "shown_values", "book_lang",
-           "fallback_precision", "roofline_fragment", "ExplorerHTML", "ROWS", "SHOWN_KEYS", "ROW_FIELDS"]
+           "fallback_precision", "explorer_roofline", "roofline_arrays", "roofline_ranges", "ExplorerHTML", "ROWS", "SHOWN_KEYS", "ROW_FIELDS"]

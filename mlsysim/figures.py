@@ -20,7 +20,6 @@ keys and values, a 32,768-token agent context.
 """
 from __future__ import annotations
 
-import dataclasses
 import html as _html
 import io
 import json
@@ -245,6 +244,8 @@ def roofline_spec(accel=None, model=None, precision: str = REFERENCE_PRECISION, 
     else:
         lo, hi = x_range
     x = np.logspace(np.log10(lo), np.log10(hi), points)
+    if lo < ridge < hi:  # the roof's corner is a plotted point, however few points
+        x = np.unique(np.concatenate([x, [ridge]]))
 
     def perf(i):
         return attainable_performance(Q_(i, "flop/byte"), peak, bw).to("flop/second").magnitude
@@ -841,7 +842,7 @@ def save_svg(fig, path, *, close: bool = True) -> Path:
     return path
 
 
-def plot_div(spec: FigureSpec, lang: str, *, alt: str | None = None) -> str:
+def plot_div(spec: FigureSpec, lang: str, *, alt: str | None = None, element_id: str | None = None) -> str:
     """The HTML book's figure: a ``div.mlsysim-plot`` holding the plotly JSON, drawn by the book's
     ``figures.js`` with its own ``plotly.js`` (no CDN, no require.js)."""
     payload = json.dumps({"data": plotly_json(spec, lang)["data"], "layout": plotly_json(spec, lang)["layout"],
@@ -849,7 +850,7 @@ def plot_div(spec: FigureSpec, lang: str, *, alt: str | None = None) -> str:
                          allow_nan=False)
     payload = payload.replace("</", "<\\/")
     label = f' aria-label="{_html.escape(alt)}"' if alt else ""
-    return (f'<div class="mlsysim-plot" id="mlsysim-plot-{spec.key}" data-figure="{spec.key}" lang="{lang}" '
+    return (f'<div class="mlsysim-plot" id="{element_id or "mlsysim-plot-" + spec.key}" data-figure="{spec.key}" lang="{lang}" '
             f'role="img"{label} style="min-height:{int(spec.size[1] * 95)}px">'
             f'<script type="application/json" class="mlsysim-plot-json">{payload}</script></div>')
 
