@@ -63,11 +63,11 @@ def test_widget_shows_reference_values_and_roofline():
     from mlsysim.widgets import explorer
     box = explorer()
     assert (box.accelerator.value, box.model.value, box.precision.value) == ("H100", "Llama3_70B", "fp8")
-    # H100 SXM datasheet: 1,979 TFLOP/s dense fp8, 3.35 TB/s -> ridge 1979/3.35 = 590.7 FLOP/byte
+    # H100 SXM datasheet: 1,978.9 TFLOP/s dense fp8 (3,957.8 sparse / 2), 3.35 TB/s -> ridge 590.7 FLOP/byte
     assert _cell(box, "ridge_flop_per_byte") == "591"
     ridge = next(tr for tr in box.figure.data if tr.meta["key"] == "ridge")
-    assert math.isclose(ridge.x[0], 1979e12 / 3.35e12, rel_tol=1e-9)
-    assert math.isclose(ridge.y[0], 1979e12, rel_tol=1e-9)
+    assert math.isclose(ridge.x[0], 1978.9e12 / 3.35e12, rel_tol=1e-9)
+    assert math.isclose(ridge.y[0], 1978.9e12, rel_tol=1e-9)
 
 
 def test_widget_free_bandwidth_updates_table_and_figure_in_place():
@@ -78,7 +78,7 @@ def test_widget_free_bandwidth_updates_table_and_figure_in_place():
     assert _cell(box, "ridge_flop_per_byte") == "295"      # the ridge halves: 590.7 / 2
     assert box.figure is fig                                # the same FigureWidget, updated in place
     ridge = next(tr for tr in fig.data if tr.meta["key"] == "ridge")
-    assert math.isclose(ridge.x[0], 1979e12 / (2 * 3.35e12), rel_tol=1e-9)
+    assert math.isclose(ridge.x[0], 1978.9e12 / (2 * 3.35e12), rel_tol=1e-9)
     line = next(s for s in fig.layout.shapes if s.name == "ridge_line")
     assert math.isclose(line.x0, ridge.x[0], rel_tol=1e-12)
 
