@@ -554,9 +554,14 @@ def plotly_json(spec: FigureSpec, lang: str = "en") -> dict:
     """The plotly figure of ``spec`` as a plain dict (``{"data": [...], "layout": {...}}``), no plotly import."""
     _pick(T("", ""), lang)
     traces = []
-    for s in spec.series:
+    # markers first: where a marker sits on a line (the ridge on the roof), hover names the marker;
+    # legendrank keeps the legend in the description's order
+    order = sorted(range(len(spec.series)), key=lambda i: spec.series[i].kind != "markers")
+    for rank in order:
+        s = spec.series[rank]
         xr, yr = _ref("x", s.panel), _ref("y", s.panel)
         base = {"uid": s.key, "name": _pick(s.name, lang) if s.name else s.key, "xaxis": xr, "yaxis": yr,
+                "legendrank": 1000 + rank,
                 "showlegend": s.name is not None, "hovertemplate": _hover(spec, s, lang),
                 "meta": {"key": s.key}}
         if s.labels:
@@ -564,7 +569,10 @@ def plotly_json(spec: FigureSpec, lang: str = "en") -> dict:
         if s.kind in ("line", "markers"):
             tr = dict(base, type="scatter", x=list(s.x), y=list(s.y))
             if s.kind == "line":
-                tr.update(mode="lines", line={"color": s.color, "dash": _DASH[s.dash], "width": s.width})
+                # invisible hover targets a little larger than the markers: plotly's hover prefers the
+                # smaller radius at equal distance, so a marker on a line (the ridge) wins over the line
+                tr.update(mode="lines+markers", line={"color": s.color, "dash": _DASH[s.dash], "width": s.width},
+                          marker={"size": 12, "opacity": 0, "color": s.color})
             else:
                 mk = {"color": s.color, "size": s.size, "symbol": s.symbol + ("-open" if s.hollow else ""),
                       "line": {"color": s.color, "width": 2 if s.hollow else 0}}
