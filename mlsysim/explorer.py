@@ -66,6 +66,7 @@ TEXT = {
         "roofline": "Roofline of the chosen accelerator at the chosen precision: attainable operations per second "
                     "against arithmetic intensity, with decode at batch one and a prefill of {ctx} tokens marked.",
         "x_axis": "𝓘 (FLOP/byte)", "y_axis": "P (FLOP/s)",
+        "notebook": "Take this explorer away as a live Jupyter notebook, with free values of β, π and context: ",
         "units": {"tbs": "TB/s", "tflops": "TFLOP/s", "opb": "operations per byte", "ms": "ms", "us": "µs",
                   "tokens": "tokens", "bytes": "bytes", "gb": "GB", "": ""},
         "rows": {
@@ -91,6 +92,7 @@ TEXT = {
                    "上下文 {ctx} 个词元；节点内存池按 16 位权重并预留 {reserve} GB 计算）。",
         "roofline": "所选加速器在所选精度下的屋顶线：可达运算速率与计算强度的关系，标出批大小为一的解码和 {ctx} 个词元的预填充。",
         "x_axis": "𝓘（FLOP/字节）", "y_axis": "P（FLOP/秒）",
+        "notebook": "把这个探索器作为实时 Jupyter 笔记本带走，可自由设定 β、π 和上下文长度：",
         "units": {"tbs": "TB/s", "tflops": "万亿次运算/秒", "opb": "次运算/字节", "ms": "ms", "us": "µs",
                   "tokens": "词元", "bytes": "字节", "gb": "GB", "": ""},
         "rows": {
@@ -302,9 +304,15 @@ class ExplorerHTML(str):
         return f"<mlsysim explorer, {len(self):,} characters of HTML>"
 
 
-def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, data: dict | None = None) -> ExplorerHTML:
+#: where the book serves the live notebook (``_notebooks/<lang>/explorer.ipynb``), from an appendix page
+NOTEBOOK_HREF = "../notebooks/explorer.ipynb"
+
+
+def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, data: dict | None = None,
+                  notebook_href: str | None = NOTEBOOK_HREF) -> ExplorerHTML:
     """The self-contained explorer (markup, CSS, JSON data, script) in ``lang`` (default: :func:`book_lang`);
-    ``data`` reuses an :func:`explorer_data` result of the same language and context."""
+    ``data`` reuses an :func:`explorer_data` result of the same language and context; ``notebook_href``
+    links the live notebook (None: no link)."""
     lang = lang or book_lang()
     t = _text(lang)
     if data is None:
@@ -351,7 +359,9 @@ def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, da
         f'<figure id="mlsysim-explorer-roofline">{plot}'
         f'<figcaption>{esc(t["roofline"].format(ctx=ctx))}</figcaption></figure>'
         f"</div>"
-        f'<script type="application/json" id="mlsysim-explorer-data">{payload}</script>'
+        + (f'<p class="mx-notebook">{esc(t["notebook"])}<a href="{esc(notebook_href)}" download="explorer.ipynb" '
+           f'type="application/x-ipynb+json"><code>explorer.ipynb</code></a></p>' if notebook_href else "")
+        + f'<script type="application/json" id="mlsysim-explorer-data">{payload}</script>'
         f"<script>{_JS}</script>"
         f"</div>")
     return ExplorerHTML(page)
