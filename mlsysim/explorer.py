@@ -294,6 +294,18 @@ avail();show();root.setAttribute('data-ready','1');
 """
 
 
+def notebook_data_url(path) -> str:
+    """A notebook file as a ``data:`` URL (base64), for a download link that needs no file next to the page."""
+    import base64
+    from pathlib import Path
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise ValueError(f"{p}: the explorer notebook cannot be read ({e.strerror})") from None
+    return "data:application/x-ipynb+json;base64," + base64.b64encode(raw).decode("ascii")
+
+
 class ExplorerHTML(str):
     """The explorer's markup: a ``str`` with ``_repr_html_`` so Quarto and our build emit raw HTML."""
 
@@ -304,15 +316,12 @@ class ExplorerHTML(str):
         return f"<mlsysim explorer, {len(self):,} characters of HTML>"
 
 
-#: where the book serves the live notebook (``_notebooks/<lang>/explorer.ipynb``), from an appendix page
-NOTEBOOK_HREF = "../notebooks/explorer.ipynb"
-
-
 def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, data: dict | None = None,
-                  notebook_href: str | None = NOTEBOOK_HREF) -> ExplorerHTML:
+                  notebook=None) -> ExplorerHTML:
     """The self-contained explorer (markup, CSS, JSON data, script) in ``lang`` (default: :func:`book_lang`);
-    ``data`` reuses an :func:`explorer_data` result of the same language and context; ``notebook_href``
-    links the live notebook (None: no link)."""
+    ``data`` reuses an :func:`explorer_data` result of the same language and context; ``notebook`` (a path to
+    the live ``explorer.ipynb`` in that language) adds a link that downloads it, embedded in the page as a
+    ``data:`` URL so it works offline, from ``file:``, and under Quarto alike."""
     lang = lang or book_lang()
     t = _text(lang)
     if data is None:
@@ -359,8 +368,9 @@ def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, da
         f'<figure id="mlsysim-explorer-roofline">{plot}'
         f'<figcaption>{esc(t["roofline"].format(ctx=ctx))}</figcaption></figure>'
         f"</div>"
-        + (f'<p class="mx-notebook">{esc(t["notebook"])}<a href="{esc(notebook_href)}" download="explorer.ipynb" '
-           f'type="application/x-ipynb+json"><code>explorer.ipynb</code></a></p>' if notebook_href else "")
+        + (f'<p class="mx-notebook">{esc(t["notebook"])}<a href="{notebook_data_url(notebook)}" '
+           f'download="explorer.ipynb" type="application/x-ipynb+json"><code>explorer.ipynb</code></a></p>'
+           if notebook is not None else "")
         + f'<script type="application/json" id="mlsysim-explorer-data">{payload}</script>'
         f"<script>{_JS}</script>"
         f"</div>")
@@ -387,4 +397,4 @@ def static_table_markdown(lang: str | None = None, model=None, *, context: int =
 
 
 __all__ = ["explorer_html", "explorer_data", "lookup", "static_table_markdown", "shown_values", "book_lang",
-           "fallback_precision", "explorer_roofline", "roofline_arrays", "roofline_ranges", "ExplorerHTML", "ROWS", "SHOWN_KEYS", "ROW_FIELDS"]
+           "fallback_precision", "notebook_data_url", "explorer_roofline", "roofline_arrays", "roofline_ranges", "ExplorerHTML", "ROWS", "SHOWN_KEYS", "ROW_FIELDS"]

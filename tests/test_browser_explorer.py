@@ -273,3 +273,17 @@ def test_what_a_reader_sees_on_the_appendix_page(built_book, page_of, lang, page
     switch.click()
     page.wait_for_load_state()
     assert page.url.endswith(other)
+
+
+@pytest.mark.parametrize("path, lang, words", [("en/appendix/inference-cost.html", "en", "explorer (live)"),
+                                               ("zh/appendix/inference-cost.zh.html", "zh", "探索器")])
+def test_explorer_links_the_notebook_in_the_page_language(built_book, page_of, path, lang, words):
+    import base64
+    page = page_of(built_book / path)
+    link = page.locator("#mlsysim-explorer a[download='explorer.ipynb']")
+    assert link.count() == 1
+    href = link.get_attribute("href")
+    assert href.startswith("data:application/x-ipynb+json;base64,")
+    nb = json.loads(base64.b64decode(href.split(",", 1)[1]))
+    assert nb["nbformat"] == 4 and f'lang="{lang}"' in "".join(nb["cells"][1]["source"])
+    assert words in "".join(nb["cells"][0]["source"]).lower() or words in "".join(nb["cells"][0]["source"])

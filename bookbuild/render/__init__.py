@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from . import pandoc as P
 from .crossref import (ChapterInfo, Context, build_xref, check_against_manifest, number_book,
                        prefixes_for)
-from .html import OtherProfile, Site, copy_notebooks, render_site, source_key
+from .html import OtherProfile, Site, render_site, source_key
 from .pandoc import RenderError
 from .pdf import render_pdf
 
@@ -189,7 +189,6 @@ def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
         site = Site(profile=profile, lang=lang, title=title, chapters=chapters, ctx=ctx,
                     bibliography=bibs, pdf_name=name, others=_other_profiles(exec_dir, profile))
         files += render_site(site, out)
-        files += copy_notebooks(root, lang, out)
     if "pdf" in formats:
         ctx = Context("typst", lang, prefixes, chapters, targets, keys)
         typ = root / "_build" / "typst" / profile / "book.typ"

@@ -262,22 +262,6 @@ def redirect_html(site: Site, target: str) -> str:
 """
 
 
-#: notebooks a reader takes away: ``_notebooks/<lang>/*.ipynb`` (the leading underscore keeps Quarto from
-#: rendering them as pages) are served as ``notebooks/*.ipynb`` in that language's book
-NOTEBOOKS_DIR = "_notebooks"
-
-
-def copy_notebooks(root: Path, lang: str, out: Path) -> list[Path]:
-    src = Path(root) / NOTEBOOKS_DIR / lang.split("-")[0]
-    written = []
-    for nb in sorted(src.glob("*.ipynb")):
-        dest = out / "notebooks" / nb.name
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(nb, dest)
-        written.append(dest)
-    return written
-
-
 def render_site(site: Site, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
