@@ -623,10 +623,10 @@ def plotly_json(spec: FigureSpec, lang: str = "en") -> dict:
     for i, p in enumerate(spec.panels):
         xa = {"title": {"text": _pick(p.x.title, lang)}, "type": "log" if p.x.log else "linear",
               "gridcolor": "#dddddd", "zeroline": False, "showline": True, "linecolor": "#888888",
-              "domain": [i * (width + gap), i * (width + gap) + width], "anchor": _ref("y", i)}
+              "domain": [i * (width + gap), i * (width + gap) + width], "anchor": _ref("y", i), "automargin": True}
         ya = {"title": {"text": _pick(p.y.title, lang)}, "type": "log" if p.y.log else "linear",
               "gridcolor": "#dddddd", "zeroline": False, "showline": True, "linecolor": "#888888",
-              "anchor": _ref("x", i), "exponentformat": "power" if p.y.log else "none"}
+              "anchor": _ref("x", i), "exponentformat": "power" if p.y.log else "none", "automargin": True}
         if p.x.log:
             xa.update(exponentformat="power", dtick=1)
         if p.y.log:
@@ -684,7 +684,7 @@ def to_plotly(spec: FigureSpec, lang: str = "en"):
 
 
 #: plotly.js options of the book's figures: no plotly logo or cloud link, a small mode bar
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["select2d", "lasso2d"],
+PLOTLY_CONFIG = {"displaylogo": False, "showSendToCloud": False, "showEditInChartStudio": False, "responsive": True, "modeBarButtonsToRemove": ["select2d", "lasso2d"],
                  "toImageButtonOptions": {"format": "svg"}}
 
 

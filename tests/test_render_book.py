@@ -65,8 +65,8 @@ def test_real_book_html(built, profile):
                     or v.startswith("data:"), f"{page}: {tag.name} loads {v}"
         for a in s.find_all("a", href=True):
             parts = urlsplit(a["href"])
-            if parts.scheme in ("http", "https", "mailto"):
-                continue      # a link the reader may follow (e.g. a DOI), never a load
+            if parts.scheme in ("http", "https", "mailto", "data"):
+                continue      # a link the reader may follow (a DOI) or download (a data: notebook), never a load
             target = page if not parts.path else (page.parent / unquote(parts.path)).resolve()
             assert target.exists(), f"{page}: {a['href']}"
             if parts.fragment and target.suffix == ".html":
