@@ -684,8 +684,9 @@ class ChapterRunner:
                 attrs = f"#{label}" + (f" fig-alt={_attr_quote(alt)}" if alt else "")
                 blocks.insert(0, f"![{caption}]({link}){{{attrs}}}")
             elif blocks:
-                blocks = [f"::: {{#{label}}}", *blocks, caption, ":::"] if caption else \
-                    [f"::: {{#{label}}}", *blocks, ":::"]
+                # a displayed figure (HTML + static fallback) keeps its alt text on the figure div [plotly]
+                div = f"::: {{#{label}" + (f" fig-alt={_attr_quote(alt)}" if alt else "") + "}"
+                blocks = [div, *blocks, caption, ":::"] if caption else [div, *blocks, ":::"]
                 blocks = ["\n\n".join(blocks)]
             else:
                 raise CellError(head.file, head.line,

@@ -153,7 +153,8 @@ def _child(job: Job, limits: Limits, conn) -> None:
     if job.task == "variants":
         from .variants import run_batch
         try:
-            conn.send(("done", run_batch(job.root, job.path, job.payload["batch"], limits.cell_timeout)))
+            conn.send(("done", run_batch(job.root, job.path, job.payload["batch"], limits.cell_timeout,
+                                         progress=rep.cell)))
         except BaseException as e:  # noqa: BLE001
             conn.send(("error", BuildError(job.path, None, f"computing the chapter's variants failed: "
                                                            f"{type(e).__name__}: {e}")))

@@ -34,7 +34,8 @@ PRECISION = "fp8"   # the appendix's 8-bit weights; the nearest published precis
 
 
 def chunks(path: Path, root: Path) -> list[tuple[str, str, int]]:
-    """The chapter's Python chunks as (source, file, first line), skipping ``#| variant: false`` and
+    """The chapter's Python chunks as (source, file, first line), skipping figure chunks (``fig-``
+    labels), ``#| variant: false`` chunks (the explorer: it already spans every choice) and
     ``#| eval: false`` chunks."""
     lines = expand_includes(path, root)
     texts = [t for t, _ in lines]
@@ -49,7 +50,8 @@ def chunks(path: Path, root: Path) -> list[tuple[str, str, int]]:
         code = [texts[k] for k in body]
         head = lines[f.start][1]
         opts, _ = parse_options(code, f.info, head)
-        if opts.get("variant") is False or opts.get("eval") is False:
+        label = str(opts.get("label") or "")
+        if opts.get("variant") is False or opts.get("eval") is False or label.startswith("fig-"):
             continue
         o = lines[body[0]][1]
         out.append(("\n" * (o.line - 1) + "\n".join(code) + "\n", o.file, o.line))
@@ -72,7 +74,8 @@ def _class_strs(ns: dict) -> dict[str, str]:
     return out
 
 
-def run_batch(root: Path, path: Path, batch: list[dict[str, str]], cell_timeout: float = 0) -> list[dict[str, Any]]:
+def run_batch(root: Path, path: Path, batch: list[dict[str, str]], cell_timeout: float = 0,
+              progress=None) -> list[dict[str, Any]]:
     """Execute the chapter's chunks once per choice of ``batch`` (in this process, a fresh namespace
     each); returns one result per choice. Runs in a chapter worker process (see kernel.py)."""
     from .kernel import CellTimeout, arm, disarm
@@ -86,6 +89,8 @@ def run_batch(root: Path, path: Path, batch: list[dict[str, str]], cell_timeout:
     from mlsysim.scenario import scenario
     results = []
     for choice in batch:
+        if progress is not None:
+            progress(str(path), 0, f"variant {choice.get('accelerator')}/{choice.get('model')}")
         os.environ["MLSYSIM_SCENARIO"] = json.dumps(choice, sort_keys=True)
         G.RECORD.clear()
         ns: dict[str, Any] = {"__name__": "__main__"}

@@ -2,9 +2,10 @@
 
 At build time :func:`explorer_data` calls :func:`mlsysim.reference.reference_values` for every
 accelerator × model × precision the accelerator publishes, formats each value once with
-:mod:`mlsysim.fmt` (the appendix table's precision), and draws each (accelerator, precision)
-roofline as a small SVG fragment. :func:`explorer_html` embeds all of it as JSON; the page's
-script only looks values up and swaps precomputed strings. A precision an accelerator does not
+:mod:`mlsysim.fmt` (the appendix table's precision), and computes each (accelerator, precision)
+roofline with :func:`mlsysim.figures.roofline_spec` (the appendix figure's description, on common
+axes). :func:`explorer_html` embeds all of it as JSON; the page's script only looks values up, swaps
+precomputed strings and hands the precomputed roofline arrays to plotly (``assets/figures.js``). A precision an accelerator does not
 publish has no entry: its option is disabled and marked "not published", never shown as zero.
 
 :func:`static_table_markdown` gives the PDF's replacement: a pipe table across the registry's
@@ -17,13 +18,13 @@ import dataclasses
 import html
 import json
 import math
-import os
 
 from .fmt import FormatPrecisionError, fmt, fmt_int
-from .physics import attainable_performance, decode_intensity, ridge_point
+from .physics import attainable_performance, decode_intensity
 from .reference import DEFAULT_CONTEXT, DEFAULT_RESERVE, ReferenceValues, reference_values
 from .registry import Hardware, Models
 from .units import PRECISION_BYTES, Q_
+from .figures import book_lang, plot_div, plotly_json, roofline_spec
 
 LANGS = ("en", "zh")
 DEFAULT_SELECTION = {"accelerator": "H100", "model": "Llama3_1_70B", "precision": "fp8"}
@@ -65,6 +66,7 @@ TEXT = {
         "roofline": "Roofline of the chosen accelerator at the chosen precision: attainable operations per second "
                     "against arithmetic intensity, with decode at batch one and a prefill of {ctx} tokens marked.",
         "x_axis": "𝓘 (FLOP/byte)", "y_axis": "P (FLOP/s)",
+        "notebook": "Take this explorer away as a live Jupyter notebook, with free values of β, π and context: ",
         "units": {"tbs": "TB/s", "tflops": "TFLOP/s", "opb": "operations per byte", "ms": "ms", "us": "µs",
                   "tokens": "tokens", "bytes": "bytes", "gb": "GB", "": ""},
         "rows": {
@@ -90,6 +92,7 @@ TEXT = {
                    "上下文 {ctx} 个词元；节点内存池按 16 位权重并预留 {reserve} GB 计算）。",
         "roofline": "所选加速器在所选精度下的屋顶线：可达运算速率与计算强度的关系，标出批大小为一的解码和 {ctx} 个词元的预填充。",
         "x_axis": "𝓘（FLOP/字节）", "y_axis": "P（FLOP/秒）",
+        "notebook": "把这个探索器作为实时 Jupyter 笔记本带走，可自由设定 β、π 和上下文长度：",
         "units": {"tbs": "TB/s", "tflops": "万亿次运算/秒", "opb": "次运算/字节", "ms": "ms", "us": "µs",
                   "tokens": "词元", "bytes": "字节", "gb": "GB", "": ""},
         "rows": {
@@ -104,15 +107,6 @@ TEXT = {
                           "解码与预填充之比", "每节点内存池（GB）", "常驻轨迹数"),
     },
 }
-
-
-def book_lang(default: str = "en") -> str:
-    """The book's language from ``QUARTO_PROFILE`` (a comma-separated list; the first of en/zh wins)."""
-    for p in os.environ.get("QUARTO_PROFILE", "").split(","):
-        p = p.strip().lower()
-        if p in LANGS:
-            return p
-    return default
 
 
 def _text(lang: str) -> dict:
@@ -170,92 +164,39 @@ def fallback_precision(accel, want: str) -> str:
     return next((p for p in FALLBACK_ORDER if p in have), have[0])
 
 
-# ───────────────────────────── the roofline, as a small SVG ─────────────────────────────
+# ───────────────────────────── the roofline (plotly, from mlsysim.figures) ─────────────────────────────
 
-_W, _H = 420, 250
-_ML, _MR, _MT, _MB = 58, 14, 12, 40
-
-
-def _bounds(accels) -> tuple[int, int, int, int]:
-    """Common decade ranges over every (accelerator, precision), so two choices compare by eye."""
+def roofline_ranges(accels, context: int = DEFAULT_CONTEXT) -> tuple[int, int, int, int]:
+    """Common decade ranges (log10) over every (accelerator, precision), so two choices compare by eye."""
     xs, ys = [], []
     for a in accels:
         for p in a.precisions:
             b = PRECISION_BYTES[p]
             i_dec = decode_intensity(b).magnitude
-            xs += [i_dec, DEFAULT_CONTEXT * i_dec]
+            xs += [i_dec, context * i_dec]
             ys += [attainable_performance(Q_(i_dec, "flop/byte"), a.compute.peak(p), a.memory.bandwidth)
                    .to("flop/second").magnitude, a.compute.peak(p).to("flop/second").magnitude]
     return (math.floor(math.log10(min(xs) / 1.5)), math.ceil(math.log10(max(xs) * 1.5)),
             math.floor(math.log10(min(ys) / 1.5)), math.ceil(math.log10(max(ys) * 1.5)))
 
 
-class _Axes:
-    def __init__(self, bounds):
-        self.x0, self.x1, self.y0, self.y1 = bounds
-
-    def x(self, v: float) -> float:
-        return round(_ML + (math.log10(v) - self.x0) / (self.x1 - self.x0) * (_W - _ML - _MR), 1)
-
-    def y(self, v: float) -> float:
-        return round(_H - _MB - (math.log10(v) - self.y0) / (self.y1 - self.y0) * (_H - _MT - _MB), 1)
-
-
-def _frame_svg(ax: _Axes, t: dict, inner: str) -> str:
-    parts = [f'<svg id="mlsysim-explorer-roofline-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_H}" '
-             f'width="100%" style="max-width:{_W * 1.5:.0f}px" role="img" aria-labelledby="mlsysim-explorer-roofline-title">',
-             f'<title id="mlsysim-explorer-roofline-title">{html.escape(t["roofline"].format(ctx=f"{DEFAULT_CONTEXT:,}"))}</title>',
-             '<g class="frame" stroke="currentColor" stroke-opacity="0.15" stroke-width="0.7">']
-    for k in range(ax.x0, ax.x1 + 1):
-        parts.append(f'<line x1="{ax.x(10 ** k)}" y1="{_MT}" x2="{ax.x(10 ** k)}" y2="{_H - _MB}"/>')
-    for k in range(ax.y0, ax.y1 + 1):
-        parts.append(f'<line x1="{_ML}" y1="{ax.y(10 ** k)}" x2="{_W - _MR}" y2="{ax.y(10 ** k)}"/>')
-    parts.append('</g><g class="ticks" fill="currentColor" font-size="10" font-family="sans-serif">')
-    for k in range(ax.x0, ax.x1 + 1):
-        parts.append(f'<text x="{ax.x(10 ** k)}" y="{_H - _MB + 14}" text-anchor="middle">10<tspan dy="-4" '
-                     f'font-size="7">{k}</tspan></text>')
-    for k in range(ax.y0, ax.y1 + 1):
-        parts.append(f'<text x="{_ML - 4}" y="{ax.y(10 ** k) + 3}" text-anchor="end">10<tspan dy="-4" '
-                     f'font-size="7">{k}</tspan></text>')
-    parts.append(f'<text x="{(_ML + _W - _MR) / 2}" y="{_H - 6}" text-anchor="middle" font-size="11">'
-                 f'{html.escape(t["x_axis"])}</text>')
-    parts.append(f'<text transform="translate(12 {(_MT + _H - _MB) / 2}) rotate(-90)" text-anchor="middle" '
-                 f'font-size="11">{html.escape(t["y_axis"])}</text></g>')
-    parts.append(f'<g id="mlsysim-explorer-roofline-data">{inner}</g></svg>')
-    return "".join(parts)
+def explorer_roofline(accel, precision: str, bounds, lang: str = "en", *, context: int = DEFAULT_CONTEXT,
+                      peak=None, bandwidth=None):
+    """The explorer's roofline of one choice: the appendix roofline's description (roof, decode at B = 1,
+    the ridge, a prefill of ``context`` tokens) on the common ``bounds``; the roof is drawn through its
+    three corners (two ends and the ridge), which is exact on log-log axes."""
+    x0, x1, y0, y1 = bounds
+    return roofline_spec(accel, None, precision, prompt_tokens=context, points=2, x_range=(10.0 ** x0, 10.0 ** x1),
+                         y_range=(10.0 ** y0, 10.0 ** y1), peak=peak, bandwidth=bandwidth)
 
 
-def roofline_fragment(accel, precision: str, ax: _Axes, *, peak=None, bandwidth=None) -> str:
-    """The roof, the ridge and the decode (B = 1) and prefill points of one choice, as SVG elements.
-
-    Every coordinate comes from the physics functions (``attainable_performance``, ``ridge_point``,
-    ``decode_intensity``); ``peak``/``bandwidth`` override the registry's (quantities)."""
-    peak = peak if peak is not None else accel.compute.peak(precision)
-    bw = bandwidth if bandwidth is not None else accel.memory.bandwidth
-    b = PRECISION_BYTES[precision]
-
-    def perf(i):
-        return attainable_performance(Q_(i, "flop/byte"), peak, bw).to("flop/second").magnitude
-
-    ridge = ridge_point(peak, bw).magnitude
-    xs = [10.0 ** ax.x0, ridge, 10.0 ** ax.x1]
-    pts = " ".join(f"{ax.x(v)},{ax.y(perf(v))}" for v in xs)
-    i_dec = decode_intensity(b).magnitude
-    i_pre = DEFAULT_CONTEXT * i_dec
-    xr, yr = ax.x(ridge), ax.y(perf(ridge))
-    xd, yd = ax.x(i_dec), ax.y(perf(i_dec))
-    xp, yp = ax.x(i_pre), ax.y(perf(i_pre))
-    return (f'<polyline points="{pts}" fill="none" stroke="#1f4e79" stroke-width="2.2"/>'
-            f'<line x1="{xr}" y1="{yr}" x2="{xr}" y2="{_H - _MB}" stroke="#757575" stroke-dasharray="2 3"/>'
-            f'<circle cx="{xr}" cy="{yr}" r="4" fill="none" stroke="#ef6c00" stroke-width="2"/>'
-            f'<text x="{xr + 6}" y="{yr + 14}" font-size="10" font-family="sans-serif" fill="currentColor">'
-            f'𝓘* = {html.escape(shown(ridge, 0))}</text>'
-            f'<circle cx="{xd}" cy="{yd}" r="4" fill="#2e7d32"/>'
-            f'<text x="{xd + 6}" y="{yd + 4}" font-size="10" font-family="sans-serif" fill="currentColor">'
-            f'2/b (B = 1)</text>'
-            f'<path d="M{xp} {yp - 5} l4.5 8 h-9 z" fill="#c62828"/>'
-            f'<text x="{xp}" y="{yp + 16}" font-size="10" font-family="sans-serif" fill="currentColor" '
-            f'text-anchor="middle">2S/b</text>')
+def roofline_arrays(spec, lang: str) -> dict:
+    """What changes between two explorer choices: each trace's x, y, legend name and hover labels, and
+    the ridge line's position (the figure's shape, colours and axes stay)."""
+    fig = plotly_json(spec, lang)
+    traces = [{"x": t["x"], "y": t["y"], "name": t.get("name"), "customdata": t.get("customdata")}
+              for t in fig["data"]]
+    return {"traces": traces, "ridge": spec.data["ridge_x"]}
 
 
 # ───────────────────────────── data and page ─────────────────────────────
@@ -265,7 +206,7 @@ def explorer_data(lang: str = "en", *, context: int = DEFAULT_CONTEXT) -> dict:
     t = _text(lang)
     accels, models = list(Hardware.Cloud), list(Models.Language)
     all_prec = [p for p in PRECISION_BYTES if any(p in a.precisions for a in accels)]
-    ax = _Axes(_bounds(accels))
+    bounds = roofline_ranges(accels, context)
     values, roof, fallback = {}, {}, {}
     for a in accels:
         values[a.name], roof[a.name], fallback[a.name] = {}, {}, {}
@@ -274,7 +215,7 @@ def explorer_data(lang: str = "en", *, context: int = DEFAULT_CONTEXT) -> dict:
                 got = fallback_precision(a, p)
                 fallback[a.name][p] = [got, t["fallback"].format(accel=a.display_name, want=p, got=got)]
                 continue
-            roof[a.name][p] = roofline_fragment(a, p, ax)
+            roof[a.name][p] = roofline_arrays(explorer_roofline(a, p, bounds, lang, context=context), lang)
             values[a.name][p] = {}
             for m in models:
                 # a model whose window is shorter than the book's context is shown at its window
@@ -292,7 +233,7 @@ def explorer_data(lang: str = "en", *, context: int = DEFAULT_CONTEXT) -> dict:
         "precisions": all_prec,
         "unavailable": {a.name: [p for p in all_prec if p not in a.precisions] for a in accels},
         "fields": list(ROW_FIELDS), "shown_keys": list(SHOWN_KEYS),
-        "values": values, "fallback": fallback, "roofline": roof, "bounds": [ax.x0, ax.x1, ax.y0, ax.y1],
+        "values": values, "fallback": fallback, "roofline": roof, "bounds": list(bounds),
     }
 
 
@@ -330,7 +271,14 @@ var sa=document.getElementById('mlsysim-explorer-accelerator'),
     sm=document.getElementById('mlsysim-explorer-model'),
     sp=document.getElementById('mlsysim-explorer-precision'),
     st=document.getElementById('mlsysim-explorer-status'),
-    g=document.getElementById('mlsysim-explorer-roofline-data');
+    g=document.getElementById('mlsysim-explorer-plot');
+function redraw(r){var F=window.mlsysimFigures;if(!F||!g._mlsysimSpec)return;
+  var s=JSON.parse(JSON.stringify(g._mlsysimSpec));
+  for(var i=0;i<r.traces.length&&i<s.data.length;i++){var t=r.traces[i],d=s.data[i];
+    d.x=t.x;d.y=t.y;if(t.name!==null)d.name=t.name;if(t.customdata!==null)d.customdata=t.customdata;}
+  (s.layout.shapes||[]).forEach(function(h){if(h.name==='ridge_line'){h.x0=r.ridge;h.x1=r.ridge;}});
+  F.update(g,s).then(function(){g.setAttribute('data-accelerator',root.getAttribute('data-accelerator'));
+    g.setAttribute('data-precision',root.getAttribute('data-precision'));});}
 function avail(){var u=D.unavailable[sa.value]||[];
   for(var i=0;i<sp.options.length;i++){var o=sp.options[i],off=u.indexOf(o.value)>=0;
     o.disabled=off;o.textContent=off?o.getAttribute('data-off'):o.value;}}
@@ -338,8 +286,9 @@ function show(want){var a=sa.value,m=sm.value,p=want||sp.value,msg='';
   var fb=(D.fallback[a]||{})[p]; if(fb){msg=fb[1];p=fb[0];} sp.value=p;
   var e=D.values[a][p][m];
   for(var i=0;i<D.shown_keys.length;i++){var c=root.querySelector('[data-key="'+D.shown_keys[i]+'"]');if(c)c.textContent=e.shown[i];}
-  g.innerHTML=D.roofline[a][p];st.textContent=msg;
-  root.setAttribute('data-accelerator',a);root.setAttribute('data-model',m);root.setAttribute('data-precision',p);}
+  st.textContent=msg;
+  root.setAttribute('data-accelerator',a);root.setAttribute('data-model',m);root.setAttribute('data-precision',p);
+  redraw(D.roofline[a][p]);}
 var last=sp.value;
 sa.addEventListener('change',function(){avail();show(last);});
 sm.addEventListener('change',function(){show();});
@@ -347,6 +296,18 @@ sp.addEventListener('change',function(){last=sp.value;show();});
 avail();show();root.setAttribute('data-ready','1');
 })();
 """
+
+
+def notebook_data_url(path) -> str:
+    """A notebook file as a ``data:`` URL (base64), for a download link that needs no file next to the page."""
+    import base64
+    from pathlib import Path
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise ValueError(f"{p}: the explorer notebook cannot be read ({e.strerror})") from None
+    return "data:application/x-ipynb+json;base64," + base64.b64encode(raw).decode("ascii")
 
 
 class ExplorerHTML(str):
@@ -359,9 +320,12 @@ class ExplorerHTML(str):
         return f"<mlsysim explorer, {len(self):,} characters of HTML>"
 
 
-def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, data: dict | None = None) -> ExplorerHTML:
+def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, data: dict | None = None,
+                  notebook=None) -> ExplorerHTML:
     """The self-contained explorer (markup, CSS, JSON data, script) in ``lang`` (default: :func:`book_lang`);
-    ``data`` reuses an :func:`explorer_data` result of the same language and context."""
+    ``data`` reuses an :func:`explorer_data` result of the same language and context; ``notebook`` (a path to
+    the live ``explorer.ipynb`` in that language) adds a link that downloads it, embedded in the page as a
+    ``data:`` URL so it works offline, from ``file:``, and under Quarto alike."""
     lang = lang or book_lang()
     t = _text(lang)
     if data is None:
@@ -387,8 +351,8 @@ def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, da
         rows.append(f'<tr><th scope="row">{esc(t["rows"][key].format(ctx=ctx))}</th><td>{sym}</td>'
                     f'<td class="mx-v" data-key="{key}">{esc(val)}</td><td>{esc(t["units"][unit])}</td></tr>')
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    ax = _Axes(tuple(data["bounds"]))
-    svg = _frame_svg(ax, t, data["roofline"][sel["accelerator"]][sel["precision"]])
+    spec = explorer_roofline(a0, sel["precision"], tuple(data["bounds"]), lang, context=context)
+    plot = plot_div(spec, lang, alt=t["roofline"].format(ctx=ctx), element_id="mlsysim-explorer-plot")
     page = (
         f'<div id="mlsysim-explorer" class="mlsysim-explorer" lang="{lang}" data-accelerator="{sel["accelerator"]}" '
         f'data-model="{sel["model"]}" data-precision="{sel["precision"]}">'
@@ -405,10 +369,13 @@ def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, da
         f'<table id="mlsysim-explorer-table" data-quarto-disable-processing="true"><caption>{esc(t["caption"].format(kv=fmt_int(data["kv_bytes"]), ctx=ctx, reserve=fmt_int(DEFAULT_RESERVE.to("GB").magnitude)))}</caption>'
         f'<thead><tr><th>{esc(t["quantity"])}</th><th>{esc(t["symbol"])}</th><th>{esc(t["value"])}</th>'
         f'<th>{esc(t["unit"])}</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
-        f'<figure id="mlsysim-explorer-roofline">{svg}'
+        f'<figure id="mlsysim-explorer-roofline">{plot}'
         f'<figcaption>{esc(t["roofline"].format(ctx=ctx))}</figcaption></figure>'
         f"</div>"
-        f'<script type="application/json" id="mlsysim-explorer-data">{payload}</script>'
+        + (f'<p class="mx-notebook">{esc(t["notebook"])}<a href="{notebook_data_url(notebook)}" '
+           f'download="explorer.ipynb" type="application/x-ipynb+json"><code>explorer.ipynb</code></a></p>'
+           if notebook is not None else "")
+        + f'<script type="application/json" id="mlsysim-explorer-data">{payload}</script>'
         f"<script>{_JS}</script>"
         f"</div>")
     return ExplorerHTML(page)
@@ -434,4 +401,4 @@ def static_table_markdown(lang: str | None = None, model=None, *, context: int =
 
 
 __all__ = ["explorer_html", "explorer_data", "lookup", "static_table_markdown", "shown_values", "book_lang",
-           "fallback_precision", "roofline_fragment", "ExplorerHTML", "ROWS", "SHOWN_KEYS", "ROW_FIELDS"]
+           "fallback_precision", "notebook_data_url", "explorer_roofline", "roofline_arrays", "roofline_ranges", "ExplorerHTML", "ROWS", "SHOWN_KEYS", "ROW_FIELDS"]

@@ -46,12 +46,24 @@ def _round(x: float, precision: int) -> Decimal:
     return Decimal(repr(x)).quantize(q, rounding=ROUND_HALF_UP)
 
 
+def _adapting() -> bool:
+    import os
+    return os.environ.get("MLSYSIM_GUARDS") == "record"
+
+
 def fmt(x, precision: int = 1, *, commas: bool = True) -> Fmt:
     """``x`` with ``precision`` decimals and thousands separators: ``fmt(1978.9, 0) == "1,979"``."""
     v = _magnitude(x)
     if v != v or v in (float("inf"), float("-inf")):
         raise FormatPrecisionError(f"cannot format {v}")
     shown = _round(v, precision)
+    if v != 0 and _adapting():
+        # recomputed for other inputs (guards recorded, not raised): the author chose the precision
+        # for the reference values; show as many more decimals as this value needs instead of failing
+        while precision < 6 and (_round(v, precision) == 0
+                                 or abs(float(_round(v, precision)) - v) / abs(v) > MAX_DISPLAY_ERROR):
+            precision += 1
+        shown = _round(v, precision)
     if v != 0:
         if shown == 0:
             raise FormatPrecisionError(f"{v!r} would print as {shown}; raise the precision above {precision}")

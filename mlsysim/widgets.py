@@ -1,17 +1,24 @@
 """A live explorer for notebooks: the static explorer's choices plus free values, recomputed by the physics.
 
 :func:`compute_view` is the whole computation (a plain function, testable without a notebook);
-:func:`explorer` wraps it in ipywidgets, imported only when called so ``import mlsysim`` stays fast::
+:func:`explorer` wraps it in ipywidgets and a plotly ``FigureWidget`` that updates in place, imported
+only when called so ``import mlsysim`` stays fast::
 
     from mlsysim.widgets import explorer, compute_view
     explorer()                                   # in Jupyter: dropdowns, free β, π and context
     compute_view("H200", "Llama3_8B", "fp8", bandwidth=6.0)["shown"]["ridge_flop_per_byte"]
+
+When the reader picks another accelerator, the chosen precision is kept if the new accelerator
+publishes it; otherwise the nearest published one (same bytes per weight first, see
+:func:`mlsysim.explorer.fallback_precision`) replaces it, and the status line says so.
 """
 from __future__ import annotations
 
 import dataclasses
+import html
 
-from .explorer import ROWS, TEXT, _Axes, _bounds, _frame_svg, roofline_fragment, shown_values
+from .explorer import ROWS, TEXT, explorer_roofline, fallback_precision, roofline_ranges, shown_values
+from .figures import PLOTLY_CONFIG, plotly_json
 from .reference import DEFAULT_CONTEXT, reference_values
 from .registry import Hardware, Models
 from .units import PRECISION_BYTES, Q_
@@ -38,7 +45,8 @@ def _accelerator(accelerator, precision: str, bandwidth, peak):
 def compute_view(accelerator, model, precision: str = "fp8", bandwidth: float | None = None,
                  peak: float | None = None, context: int | None = None, *, lang: str = "en") -> dict:
     """The explorer's view of one choice: ``raw`` (reference_values as a dict, SI units), ``shown``
-    (the strings the table prints), ``roofline_svg``, and the ``bandwidth``/``peak`` used.
+    (the strings the table prints), ``roofline`` (the figure description, :mod:`mlsysim.figures`),
+    ``roofline_plotly`` (its plotly JSON in ``lang``), and the ``bandwidth``/``peak`` used.
 
     ``bandwidth`` (TB/s) and ``peak`` (TFLOP/s at ``precision``) replace the registry's values when
     given; a peak also makes a precision the accelerator does not publish usable. ``context`` defaults
@@ -49,73 +57,128 @@ def compute_view(accelerator, model, precision: str = "fp8", bandwidth: float | 
     if context is None:
         context = min(DEFAULT_CONTEXT, m.context_length) if m.context_length else DEFAULT_CONTEXT
     rv = reference_values(a, m, weight_precision=precision, context=int(context))
-    registry = list(Hardware.Cloud)
-    ax = _Axes(_bounds(registry + [a]))
-    svg = _frame_svg(ax, TEXT[lang], roofline_fragment(a, precision, ax))
-    return {"raw": dataclasses.asdict(rv), "shown": shown_values(rv, a, lang), "roofline_svg": svg,
+    bounds = roofline_ranges(list(Hardware.Cloud) + [a], int(context))
+    spec = explorer_roofline(a, precision, bounds, lang, context=int(context))
+    return {"raw": dataclasses.asdict(rv), "shown": shown_values(rv, a, lang), "roofline": spec,
+            "roofline_plotly": plotly_json(spec, lang),
             "bandwidth_tb_s": a.memory.bandwidth.to("TB/s").magnitude,
             "peak_tflop_s": a.compute.peak(precision).to("Tflop/s").magnitude}
 
 
 def view_html(view: dict, lang: str = "en") -> str:
-    """The table and roofline of a :func:`compute_view` result, as HTML."""
-    import html
+    """The reference table of a :func:`compute_view` result, as HTML (each value cell has ``data-key``)."""
     t = TEXT[lang]
     ctx = f"{view['raw']['context']:,}"
     rows = "".join(f"<tr><th style='text-align:left'>{html.escape(t['rows'][k].format(ctx=ctx))}</th><td>{sym}</td>"
-                   f"<td style='text-align:right'><b>{html.escape(view['shown'][k])}</b></td>"
+                   f"<td style='text-align:right' data-key='{k}'><b>{html.escape(view['shown'][k])}</b></td>"
                    f"<td>{html.escape(t['units'][u])}</td></tr>" for k, sym, u in ROWS)
-    return (f"<div style='display:flex;flex-wrap:wrap;gap:1em'><table>{rows}</table>"
-            f"<div style='flex:1 1 20em;max-width:36em'>{view['roofline_svg']}</div></div>")
+    return f"<table class='mlsysim-explorer-table'>{rows}</table>"
 
 
 def explorer(accelerator: str = "H100", model: str = "Llama3_1_70B", precision: str = "fp8", *, lang: str = "en"):
-    """An ipywidgets box: accelerator, model, precision, free bandwidth/peak/context; recomputes live."""
+    """An ipywidgets box: accelerator, model, precision, free bandwidth/peak/context, the reference table
+    and the roofline as a plotly ``FigureWidget``; every change recomputes through :func:`compute_view`.
+
+    The box carries its parts as attributes (``accelerator``, ``model``, ``precision``, ``bandwidth``,
+    ``peak``, ``context``, ``table``, ``status``, ``figure``) and the last view as ``view``."""
     import ipywidgets as W  # lazy: only notebooks pay for it
+    import plotly.graph_objects as go
 
     t = TEXT[lang]
+    if accelerator not in [a.name for a in Hardware.Cloud]:
+        raise ValueError(f"unknown accelerator {accelerator!r}; available: {', '.join(a.name for a in Hardware.Cloud)}")
+    a0 = Hardware.Cloud.get(accelerator)
+    p0 = fallback_precision(a0, precision)
     acc = W.Dropdown(options=[(a.display_name, a.name) for a in Hardware.Cloud], value=accelerator,
                      description=t["accelerator"])
     mod = W.Dropdown(options=[(m.display_name, m.name) for m in Models.Language], value=model,
                      description=t["model"])
-    prec = W.Dropdown(description=t["precision"])
-    bw = W.BoundedFloatText(min=0.01, max=1000, step=0.05, description="β (TB/s)")
-    pk = W.BoundedFloatText(min=0.01, max=1e6, step=10, description="π (TFLOP/s)")
+    prec = W.Dropdown(options=list(a0.precisions), value=p0, description=t["precision"])
+    bw = W.BoundedFloatText(min=0.01, max=1000, step=0.05, value=a0.memory.bandwidth.to("TB/s").magnitude,
+                            description="β (TB/s)")
+    pk = W.BoundedFloatText(min=0.01, max=1e6, step=10, value=a0.compute.peak(p0).to("Tflop/s").magnitude,
+                            description="π (TFLOP/s)")
     ctx = W.BoundedIntText(min=1, max=10_000_000, step=1024, value=DEFAULT_CONTEXT, description="T̄")
-    out = W.HTML()
-    busy = {"reset": False}
+    table = W.HTML()
+    status = W.HTML()
+    first = compute_view(accelerator, model, p0, lang=lang)
+    fig = go.FigureWidget(first["roofline_plotly"])
+    fig.layout.height = 380
+    state = {"busy": False, "precision": p0}
 
-    def reset_free(*_):
-        a = Hardware.Cloud.get(acc.value)
-        busy["reset"] = True
-        try:
-            if prec.options != a.precisions:
-                prec.options = a.precisions
-            if prec.value not in a.precisions:
-                prec.value = precision if precision in a.precisions else a.precisions[0]
-            bw.value = a.memory.bandwidth.to("TB/s").magnitude
-            pk.value = a.compute.peak(prec.value).to("Tflop/s").magnitude
-        finally:
-            busy["reset"] = False
-        update()
+    class ExplorerBox(W.VBox):
+        pass
+
+    box = ExplorerBox([W.HBox([acc, mod, prec]), W.HBox([bw, pk, ctx]), status,
+                       W.HBox([table, fig], layout=W.Layout(flex_flow="row wrap"))])
+    box.accelerator, box.model, box.precision = acc, mod, prec
+    box.bandwidth, box.peak, box.context, box.table, box.status, box.figure = bw, pk, ctx, table, status, fig
+    box.config = PLOTLY_CONFIG
+
+    def redraw(view):
+        new = view["roofline_plotly"]
+        with fig.batch_update():
+            for tr, nt in zip(fig.data, new["data"]):
+                tr.x, tr.y = nt["x"], nt["y"]
+                if "name" in nt:
+                    tr.name = nt["name"]
+                if "customdata" in nt:
+                    tr.customdata = nt["customdata"]
+            fig.layout.shapes = new["layout"]["shapes"]
+            for k in ("xaxis", "yaxis"):
+                fig.layout[k].range = new["layout"][k].get("range")
 
     def update(*_):
-        if busy["reset"]:
+        if state["busy"]:
             return
         try:
-            out.value = view_html(compute_view(acc.value, mod.value, prec.value, bandwidth=bw.value, peak=pk.value,
-                                               context=ctx.value, lang=lang), lang)
-        except Exception as exc:  # show bad input in the widget instead of a traceback
-            out.value = f"<p style='color:#c62828'>{type(exc).__name__}: {exc}</p>"
+            view = compute_view(acc.value, mod.value, prec.value, bandwidth=bw.value, peak=pk.value,
+                                context=ctx.value, lang=lang)
+        except Exception as exc:  # noqa: BLE001 - show bad input in the widget instead of a traceback
+            status.value = f"<p style='color:#c62828'>{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</p>"
+            return
+        box.view = view
+        table.value = view_html(view, lang)
+        redraw(view)
 
-    acc.observe(reset_free, "value")
-    prec.observe(reset_free, "value")
+    def registry_values(a, p):
+        bw.value = a.memory.bandwidth.to("TB/s").magnitude
+        pk.value = a.compute.peak(p).to("Tflop/s").magnitude
+
+    def on_accelerator(change):
+        a = Hardware.Cloud.get(change["new"])
+        want = state["precision"]            # the reader's precision, read before the list is replaced
+        got = fallback_precision(a, want)
+        state["busy"] = True
+        try:
+            prec.options = list(a.precisions)  # (this alone would select the list's first entry)
+            prec.value = got
+            registry_values(a, got)
+        finally:
+            state["busy"] = False
+        state["precision"] = got
+        status.value = "" if got == want else \
+            f"<p><i>{html.escape(t['fallback'].format(accel=a.display_name, want=want, got=got))}</i></p>"
+        update()
+
+    def on_precision(change):
+        if state["busy"]:
+            return
+        state["precision"] = change["new"]
+        state["busy"] = True
+        try:
+            registry_values(Hardware.Cloud.get(acc.value), change["new"])
+        finally:
+            state["busy"] = False
+        status.value = ""
+        update()
+
+    acc.observe(on_accelerator, "value")
+    prec.observe(on_precision, "value")
     for w in (mod, bw, pk, ctx):
         w.observe(update, "value")
-    prec.options = Hardware.Cloud.get(accelerator).precisions
-    prec.value = precision
-    reset_free()
-    return W.VBox([W.HBox([acc, mod, prec]), W.HBox([bw, pk, ctx]), out])
+    update()
+    return box
 
 
 __all__ = ["compute_view", "explorer", "view_html"]

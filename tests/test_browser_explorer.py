@@ -132,13 +132,115 @@ def test_unpublished_precision_is_disabled_not_zero(built_book, page_of):
     assert page.inner_text("#mlsysim-explorer-status").strip() == ""
 
 
-def test_roofline_swaps(built_book, page_of):
+def plot_data(page, selector: str) -> list:
+    """The traces plotly drew in the element (x, y, name, visibility, colours)."""
+    return page.evaluate("""sel => { const gd = document.querySelector(sel);
+        return gd.data.map(t => ({x: Array.from(t.x), y: Array.from(t.y), name: t.name, visible: t.visible,
+                                  key: (t.meta || {}).key, color: (t.line || {}).color || (t.marker || {}).color}));
+    }""", selector)
+
+
+def test_roofline_redraws_from_precomputed_data(built_book, page_of):
     page = page_of(built_book / "en" / "appendix" / "inference-cost.html")
-    before = page.inner_html("#mlsysim-explorer-roofline-data")
+    page.wait_for_selector("#mlsysim-explorer-plot[data-ready='1']")
+    before = {t["key"]: t for t in plot_data(page, "#mlsysim-explorer-plot")}
+    assert before["ridge"]["x"][0] == pytest.approx(cli_reference("H100", "Llama3_70B")["ridge_flop_per_byte"], rel=1e-9)
     page.select_option("#mlsysim-explorer-accelerator", "B200")
     page.select_option("#mlsysim-explorer-precision", "fp4")
-    after = page.inner_html("#mlsysim-explorer-roofline-data")
-    assert before != after and "polyline" in after
+    page.wait_for_selector("#mlsysim-explorer-plot[data-precision='fp4']")
+    after = {t["key"]: t for t in plot_data(page, "#mlsysim-explorer-plot")}
+    ref = cli_reference("B200", "Llama3_70B", "fp4")
+    assert after["ridge"]["x"][0] == pytest.approx(ref["ridge_flop_per_byte"], rel=1e-9)
+    assert after["roof"]["y"] != before["roof"]["y"]
+    assert page.locator("#mlsysim-explorer svg polyline").count() == 0   # no hand-drawn SVG chart left
+    assert page.external == [] and page.errors == []
+
+
+FIGURES = {"en/appendix/inference-cost.html": 6, "zh/appendix/inference-cost.zh.html": 6,
+           "en/lectures/lecture19-agent-stalls.html": 2}
+
+
+@pytest.mark.parametrize("path, n", FIGURES.items())
+def test_every_figure_is_interactive_and_local(built_book, browser, path, n):
+    page = browser.new_page()
+    external = []
+    page.route("**/*", lambda r: (r.continue_() if r.request.url.startswith(("file:", "data:", "about:"))
+                                  else (external.append(r.request.url), r.abort())))
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto((built_book / path).as_uri())
+    page.wait_for_function(f"document.querySelectorAll('.mlsysim-plot[data-ready=\"1\"]').length === {n}",
+                           timeout=15_000)
+    assert page.locator("script[src$='vendor/plotly-basic.min.js']").count() == 1   # once per page
+    for fig in page.locator("figure:has(.mlsysim-plot)").all():
+        assert fig.locator("figcaption").inner_text().strip()                    # caption with its number
+        plot = fig.locator(".mlsysim-plot")
+        assert plot.get_attribute("role") == "img" and len(plot.get_attribute("aria-label") or "") > 20
+    assert external == [] and errors == []
+    page.close()
+
+
+def _point_xy(page, selector: str, key: str):
+    """Page coordinates of the centre of the first drawn point of the trace ``key``."""
+    i = page.evaluate("([sel, key]) => document.querySelector(sel).data.findIndex(t => (t.meta || {}).key === key)",
+                      [selector, key])
+    box = page.locator(selector + " .scatterlayer .trace").nth(i).locator(".point").first.bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_hover_shows_label_and_value(built_book, page_of):
+    page = page_of(built_book / "en" / "appendix" / "inference-cost.html")
+    sel = "#fig-appdx-roofline .mlsysim-plot"
+    page.wait_for_selector(sel + "[data-ready='1']")
+    page.locator(sel).scroll_into_view_if_needed()
+    x, y = _point_xy(page, sel, "ridge")
+    page.mouse.move(x, y)
+    page.wait_for_selector(sel + " .hoverlayer .hovertext", timeout=5_000)
+    text = page.evaluate(f"document.querySelector('{sel} .hoverlayer').textContent")
+    # H100 SXM: 1,978.9 TFLOP/s dense fp8 over 3.35 TB/s = 590.7 FLOP/byte, at the peak 1.98 PFLOP/s
+    assert "Ridge point" in text and "591" in text and "FLOP/byte" in text and "1.98P" in text, text
+
+
+def test_hover_is_in_the_page_language(built_book, page_of):
+    page = page_of(built_book / "zh" / "appendix" / "inference-cost.zh.html")
+    sel = "#fig-appdx-roofline .mlsysim-plot"
+    page.wait_for_selector(sel + "[data-ready='1']")
+    page.locator(sel).scroll_into_view_if_needed()
+    x, y = _point_xy(page, sel, "decode_b1")
+    page.mouse.move(x, y)
+    page.wait_for_selector(sel + " .hoverlayer .hovertext", timeout=5_000)
+    text = page.evaluate(f"document.querySelector('{sel} .hoverlayer').textContent")
+    assert "解码" in text and "FLOP/字节" in text, text
+    assert "计算强度" in page.inner_text(sel)
+
+
+def test_legend_toggle_hides_a_series(built_book, page_of):
+    page = page_of(built_book / "en" / "appendix" / "inference-cost.html")
+    sel = "#fig-appdx-prefill .mlsysim-plot"
+    page.wait_for_selector(sel + "[data-ready='1']")
+    page.locator(sel).scroll_into_view_if_needed()
+    drawn = page.locator(sel + " .scatterlayer .trace").count()
+    page.locator(sel + " .legend .traces").filter(has_text="Attention term").click()
+    page.wait_for_function(f"document.querySelector('{sel}').data.some(t => t.visible === 'legendonly')")
+    hidden = [t["key"] for t in plot_data(page, sel) if t["visible"] == "legendonly"]
+    assert hidden == ["attention"]
+    assert page.locator(sel + " .scatterlayer .trace").count() == drawn - 1
+
+
+def test_dark_mode_restyles_figures(built_book, page_of):
+    page = page_of(built_book / "en" / "appendix" / "inference-cost.html")
+    sel = "#fig-appdx-roofline .mlsysim-plot"
+    page.wait_for_selector(sel + "[data-ready='1']")
+    light = page.evaluate(f"document.querySelector('{sel}')._fullLayout.font.color")
+    roof_light = next(t for t in plot_data(page, sel) if t["key"] == "roof")["color"]
+    assert page.evaluate("document.documentElement.getAttribute('data-theme')") == "light"
+    page.click(".theme-toggle")
+    page.wait_for_selector(sel + "[data-theme='dark']")
+    dark = page.evaluate(f"document.querySelector('{sel}')._fullLayout.font.color")
+    roof_dark = next(t for t in plot_data(page, sel) if t["key"] == "roof")["color"]
+    assert page.evaluate("document.documentElement.getAttribute('data-theme')") == "dark"
+    assert light != dark and roof_light != roof_dark
+    assert page.wait_for_selector("#mlsysim-explorer-plot[data-theme='dark']")
 
 
 def test_chinese_page_has_chinese_explorer(built_book, page_of):
@@ -177,3 +279,17 @@ def test_what_a_reader_sees_on_the_appendix_page(built_book, page_of, lang, page
     switch.click()
     page.wait_for_load_state()
     assert page.url.endswith(other)
+
+
+@pytest.mark.parametrize("path, lang, words", [("en/appendix/inference-cost.html", "en", "explorer (live)"),
+                                               ("zh/appendix/inference-cost.zh.html", "zh", "探索器")])
+def test_explorer_links_the_notebook_in_the_page_language(built_book, page_of, path, lang, words):
+    import base64
+    page = page_of(built_book / path)
+    link = page.locator("#mlsysim-explorer a[download='explorer.ipynb']")
+    assert link.count() == 1
+    href = link.get_attribute("href")
+    assert href.startswith("data:application/x-ipynb+json;base64,")
+    nb = json.loads(base64.b64decode(href.split(",", 1)[1]))
+    assert nb["nbformat"] == 4 and f'lang="{lang}"' in "".join(nb["cells"][1]["source"])
+    assert words in "".join(nb["cells"][0]["source"]).lower() or words in "".join(nb["cells"][0]["source"])

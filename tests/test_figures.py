@@ -1,7 +1,10 @@
-"""The appendix figures plot the physics functions' values, and their SVG is byte-for-byte stable."""
+"""The book's figures plot the physics functions' values, both renderers draw the same data, and the
+static SVG is byte-for-byte stable."""
 from __future__ import annotations
 
+import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -114,4 +117,123 @@ def test_write_appendix_figures_is_stable(tmp_path):
     blobs = {n: p.read_bytes() for n, (p, _) in first.items()}
     assert sorted(blobs) == sorted(APPENDIX_FIGURES)
     write_appendix_figures(tmp_path)
-    assert {n: (tmp_path / f"{n}.svg").read_bytes() for n in blobs} == blobs
+    assert {n: (tmp_path / f"{n}.en.svg").read_bytes() for n in blobs} == blobs
+
+
+# ───────────────────── one description, two renderers (issue 13) ─────────────────────
+
+def _all_specs():
+    """Every figure of the book, at the inputs its chapter uses (the lecture's from its cells' values)."""
+    from mlsysim.figures import appendix_specs, overcommit_spec, policy_map_spec
+    specs = list(appendix_specs().values())
+    rows = [("in-process", 1e-4, 5e-3), ("file read", 1e-3, 2e-2), ("sub-agent", 5.0, 60.0),
+            ("human turn", 1.0, math.inf)]
+    specs.append(policy_map_spec(0.08, 26.0, rows, stall=3.0))
+    specs.append(overcommit_spec(20, Q_(64, "GB/s"), Q_(2.1, "GB"), (10.0, 120.0), crossover=40.0,
+                                 marks=[("Config C", 37.0), ("standing session", 60.0)]))
+    return specs
+
+
+SPECS = _all_specs()
+BOOK_FIGURE_KEYS = {"roofline", "prefill", "batch", "kv-designs", "queueing-knee", "lec19-policy-map",
+                    "lec19-overcommit"}
+
+
+def test_every_book_figure_is_described():
+    assert {s.key for s in SPECS} == BOOK_FIGURE_KEYS
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("spec", SPECS, ids=[s.key for s in SPECS])
+def test_plotly_and_matplotlib_plot_the_same_data(spec, lang):
+    from mlsysim.figures import plain_text, plotly_json, to_matplotlib
+    pj = plotly_json(spec, lang)
+    fig = to_matplotlib(spec, lang)
+    traces = {t["uid"]: t for t in pj["data"]}
+    lines = {}
+    for ax in fig.axes:
+        for ln in ax.get_lines():
+            if ln.get_gid():
+                lines[ln.get_gid()] = tuple(np.asarray(v, dtype=float) for v in ln.get_data())
+    for s in spec.series:
+        tr = traces[s.key]
+        ax = fig.axes[s.panel]
+        if s.kind in ("line", "markers"):
+            mx, my = lines[s.key]
+            assert np.allclose(tr["x"], mx, rtol=1e-12) and np.allclose(tr["y"], my, rtol=1e-12), s.key
+            assert np.allclose(tr["x"], s.x) and np.allclose(tr["y"], s.y)
+        elif s.kind == "bar":
+            heights = [p.get_height() for p in ax.patches if p.get_gid() == s.key]
+            assert len(heights) == len(s.y) and np.allclose(tr["y"], heights, rtol=1e-12)
+        elif s.kind == "hbar":
+            bars = [p for p in ax.patches if p.get_gid() == s.key]
+            assert len(bars) == len(s.y)
+            assert np.allclose(tr["base"], [p.get_x() for p in bars], rtol=1e-12)
+            assert np.allclose(np.asarray(tr["base"]) + np.asarray(tr["x"]), [p.get_x() + p.get_width() for p in bars],
+                               rtol=1e-12)
+        if s.name:  # the same legend text, markup aside
+            assert tr["name"] == s.name[lang] and tr["showlegend"]
+    # reference lines: plotly shapes and matplotlib axvline/axhline at the same value
+    shapes = {sh["name"] if "legendgroup" not in sh else sh["legendgroup"]: sh for sh in pj["layout"]["shapes"]}
+    for ln in spec.lines:
+        sh = shapes[ln.key]
+        mx, my = lines[f"line-{ln.key}"]
+        if ln.axis == "x":
+            assert sh["x0"] == sh["x1"] == ln.value and np.allclose(mx, ln.value)
+        else:
+            assert sh["y0"] == sh["y1"] == ln.value and np.allclose(my, ln.value)
+    # axes: the same titles (markup aside), scales and ranges
+    for i, p in enumerate(spec.panels):
+        ax = fig.axes[i]
+        xa = pj["layout"]["xaxis" if i == 0 else f"xaxis{i + 1}"]
+        ya = pj["layout"]["yaxis" if i == 0 else f"yaxis{i + 1}"]
+        assert (xa["type"] == "log") == (ax.get_xscale() == "log") == p.x.log
+        assert (ya["type"] == "log") == (ax.get_yscale() == "log") == p.y.log
+        assert plain_text(xa["title"]["text"]) == plain_text(p.x.title[lang])
+        if p.x.range:
+            lo, hi = ax.get_xlim()
+            assert np.allclose([lo, hi], p.x.range)
+            assert np.allclose(xa["range"], np.log10(p.x.range) if p.x.log else p.x.range)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.key for s in SPECS])
+def test_labels_follow_the_language(spec):
+    """Chinese figures carry Chinese axis titles and legends (issue 14's review): no English words left."""
+    from mlsysim.figures import plotly_json
+    zh = plotly_json(spec, "zh")
+    en = plotly_json(spec, "en")
+    titles = [zh["layout"][k]["title"]["text"] for k in zh["layout"] if k.startswith(("xaxis", "yaxis"))]
+    titles = [t for t in titles if t]
+    assert titles and all(re.search(r"[\u4e00-\u9fff]", t) for t in titles), titles
+    assert not any(re.search(r"\b(tokens|byte|Prefill|Decode|Stall|duration|Attention|Utilization|Batch)\b", t)
+                   for t in titles), titles
+    for a, b in zip(en["data"], zh["data"]):
+        if a.get("showlegend") and a["name"] != b["name"]:
+            assert re.search(r"[\u4e00-\u9fff]", b["name"]), b["name"]
+    # the hover text carries units in the page's language
+    hovers = [t["hovertemplate"] + json.dumps(t.get("customdata"), ensure_ascii=False)
+              for t in zh["data"] if t.get("hovertemplate")]
+    units = ("秒", "字节", "词元", "服务时间", "任务", "kB", "GB")
+    assert hovers and any(u in h for h in hovers for u in units), hovers
+
+
+def test_static_svg_per_language_differs(tmp_path):
+    from mlsysim.figures import book_figure, roofline_spec
+    spec = roofline_spec()
+    en, zh = book_figure(spec, tmp_path, lang="en"), book_figure(spec, tmp_path, lang="zh")
+    assert en.svg_link.endswith("roofline.en.svg") and zh.svg_link.endswith("roofline.zh.svg")
+    assert (tmp_path / "roofline.en.svg").read_bytes() != (tmp_path / "roofline.zh.svg").read_bytes()
+
+
+def test_book_figure_displays_by_standard_reprs(tmp_path):
+    from mlsysim.figures import book_figure, queueing_spec
+    f = book_figure(queueing_spec(), tmp_path, lang="zh")
+    html = f._repr_html_()
+    assert html.startswith('<div class="mlsysim-plot"') and 'lang="zh"' in html
+    data = json.loads(re.search(r'<script type="application/json" class="mlsysim-plot-json">(.*?)</script>', html,
+                                re.S).group(1).replace("<\\/", "</"))
+    assert next(t for t in data["data"] if t["uid"] == "marks")["y"] == [kingman_wait(2.0, 1.0, r) for r in (0.5, 0.7, 0.9)]
+    assert "http" not in html.replace("http://www.w3.org", "")
+    assert f._repr_markdown_() == f"![]({(tmp_path / 'queueing-knee.zh.svg').as_posix()})"

@@ -65,8 +65,8 @@ def test_real_book_html(built, profile):
                     or v.startswith("data:"), f"{page}: {tag.name} loads {v}"
         for a in s.find_all("a", href=True):
             parts = urlsplit(a["href"])
-            if parts.scheme in ("http", "https", "mailto"):
-                continue      # a link the reader may follow (e.g. a DOI), never a load
+            if parts.scheme in ("http", "https", "mailto", "data"):
+                continue      # a link the reader may follow (a DOI) or download (a data: notebook), never a load
             target = page if not parts.path else (page.parent / unquote(parts.path)).resolve()
             assert target.exists(), f"{page}: {a['href']}"
             if parts.fragment and target.suffix == ".html":
@@ -99,3 +99,44 @@ def test_real_book_pdf(built, profile):
         assert "附录 A" in text and len(re.findall(r"[\u4e00-\u9fff]", text)) > 1000
     else:
         assert "Appendix A" in text
+
+
+# every figure of the book, by its numbered caption (issue 13: the PDF keeps the static figures)
+PDF_FIGURES = {"en": ["Figure 1.1:", "Figure 1.2:", "Figure A.1:", "Figure A.2:", "Figure A.3:", "Figure A.4:",
+                      "Figure A.5:"],
+               "zh": ["图 A.1:", "图 A.2:", "图 A.3:", "图 A.4:", "图 A.5:"]}
+
+
+def _tallest_drawing_rows(pdf: Path, page: int, dpi: int = 30) -> int:
+    """The tallest run of consecutive page rows with ink: a figure is inches tall, text lines are not."""
+    out = subprocess.run([shutil.which("pdftoppm") or "pdftoppm", "-f", str(page), "-l", str(page), "-r", str(dpi),
+                          "-gray", str(pdf)], capture_output=True, check=True).stdout
+    # a binary PGM: P5\n<w> <h>\n255\n<pixels>
+    head = out.split(b"\n", 3)
+    w, h = (int(v) for v in head[1].split())
+    px = head[3]
+    best = run = 0
+    for y in range(h):
+        row = px[y * w:(y + 1) * w]
+        run = run + 1 if min(row) < 200 else 0
+        best = max(best, run)
+    return best
+
+
+@pytest.mark.parametrize("profile", ["en", "zh"])
+def test_pdf_has_every_figure(built, profile):
+    out, _ = built
+    pdf = next((out / profile).glob("*.pdf"))
+    if shutil.which("pdftotext") is None or shutil.which("pdftoppm") is None:
+        pytest.skip("pdftotext/pdftoppm (poppler-utils) are not installed: apt-get install -y poppler-utils")
+    pages = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout.split("\f")
+    for caption in PDF_FIGURES[profile]:
+        on = [i + 1 for i, p in enumerate(pages) if caption in p]
+        assert len(on) == 1, f"{profile}: caption {caption!r} on pages {on}"
+        # the figure is drawn on the caption's page (or the one before, when the caption breaks to the next)
+        tallest = max(_tallest_drawing_rows(pdf, p) for p in {on[0], max(1, on[0] - 1)})
+        assert tallest >= 30 * 1.5, f"{profile}: no figure drawn near {caption!r} (tallest ink run {tallest} rows)"
+    # the Chinese book's figures are drawn with Chinese labels (axis text is glyph outlines, so read the SVGs)
+    svgs = sorted((out.parent / "appendix" / "figures").glob(f"*.{profile}.svg"))
+    assert len(svgs) == 5

@@ -52,16 +52,77 @@ def test_bad_free_values_raise():
         compute_view("H100", "Llama3_1_70B", "fp8", peak=-1)
 
 
-def test_widget_builds_and_updates():
-    pytest.importorskip("ipywidgets")
+def _cell(box, key):
+    """The value the widget's table shows for ``key`` (the table cell with that data-key)."""
+    import re
+    m = re.search(rf"data-key='{key}'><b>([^<]*)</b>", box.table.value)
+    assert m, f"no {key} cell in the widget's table"
+    return m.group(1)
+
+
+def test_widget_shows_reference_values_and_roofline():
     from mlsysim.widgets import explorer
     box = explorer()
-    (acc, mod, prec), (bw, pk, ctx), out = box.children[0].children, box.children[1].children, box.children[2]
-    assert ">591<" in out.value.replace("</b>", "<").replace("<b>", ">")
-    bw.value = bw.value * 2
-    assert ">295<" in out.value.replace("</b>", "<").replace("<b>", ">")  # ridge halves: 591/2
-    acc.value = "A100_80GB"
-    assert "fp8" not in prec.options and prec.value in prec.options
+    assert (box.accelerator.value, box.model.value, box.precision.value) == ("H100", "Llama3_70B", "fp8")
+    # H100 SXM datasheet: 1,978.9 TFLOP/s dense fp8 (3,957.8 sparse / 2), 3.35 TB/s -> ridge 590.7 FLOP/byte
+    assert _cell(box, "ridge_flop_per_byte") == "591"
+    ridge = next(tr for tr in box.figure.data if tr.meta["key"] == "ridge")
+    assert math.isclose(ridge.x[0], 1978.9e12 / 3.35e12, rel_tol=1e-9)
+    assert math.isclose(ridge.y[0], 1978.9e12, rel_tol=1e-9)
+
+
+def test_widget_free_bandwidth_updates_table_and_figure_in_place():
+    from mlsysim.widgets import explorer
+    box = explorer()
+    fig = box.figure
+    box.bandwidth.value = box.bandwidth.value * 2
+    assert _cell(box, "ridge_flop_per_byte") == "295"      # the ridge halves: 590.7 / 2
+    assert box.figure is fig                                # the same FigureWidget, updated in place
+    ridge = next(tr for tr in fig.data if tr.meta["key"] == "ridge")
+    assert math.isclose(ridge.x[0], 1978.9e12 / (2 * 3.35e12), rel_tol=1e-9)
+    line = next(s for s in fig.layout.shapes if s.name == "ridge_line")
+    assert math.isclose(line.x0, ridge.x[0], rel_tol=1e-12)
+
+
+def test_b200_keeps_fp8():
+    """Issue 13: from H100/fp8, choosing B200 kept tf32 (the new list's first entry). B200 publishes fp8,
+    so fp8 stays, and the decode/prefill ratio is π_fp8·b/(2β) = 4,500 TFLOP/s × 1 byte / (2 × 8 TB/s) =
+    281.25 (HGX B200 datasheet; the same number as B200's bf16 ridge, 2,250/8 = 281, in the seed's sources)."""
+    from mlsysim.widgets import explorer
+    box = explorer("H100", "Llama3_70B", "fp8")
+    box.accelerator.value = "B200"
+    assert box.precision.value == "fp8"
+    assert _cell(box, "decode_to_prefill_ratio") == "281"
+    assert box.status.value == ""
+    assert math.isclose(box.peak.value, 4500.0) and math.isclose(box.bandwidth.value, 8.0)
+
+
+def test_unpublished_precision_is_replaced_by_the_nearest_and_said():
+    from mlsysim.widgets import explorer
+    box = explorer("H100", "Llama3_70B", "fp8")
+    box.accelerator.value = "A100_80GB"                    # A100 publishes no fp8: int8 has the same bytes
+    assert "fp8" not in box.precision.options and box.precision.value == "int8"
+    assert "fp8" in box.status.value and "int8" in box.status.value
+    # A100 80GB SXM: 624 TOPS dense int8, 2,039 GB/s -> ridge 306
+    assert _cell(box, "ridge_flop_per_byte") == "306"
+    box.accelerator.value = "H100"                         # int8 is published by H100: kept
+    assert box.precision.value == "int8" and box.status.value == ""
+
+
+def test_widget_reader_precision_change_resets_peak():
+    from mlsysim.widgets import explorer
+    box = explorer()
+    box.precision.value = "bf16"
+    assert math.isclose(box.peak.value, 989.0, rel_tol=1e-3)   # H100 SXM dense bf16: 989 TFLOP/s
+    assert _cell(box, "ridge_flop_per_byte") == "295"           # 989 / 3.35
+
+
+def test_widget_chinese():
+    from mlsysim.widgets import explorer
+    box = explorer(lang="zh")
+    assert box.accelerator.description == "加速器"
+    assert "屋脊点" in box.table.value
+    assert any("字节" in (tr.hovertemplate or "") for tr in box.figure.data)
 
 
 def test_import_mlsysim_does_not_import_ipywidgets():

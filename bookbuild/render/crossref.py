@@ -417,6 +417,8 @@ def transform_chapter(ctx: Context, ch: ChapterInfo) -> dict:
         callout = next((c for c in classes if c.startswith("callout-")), None)
         if callout:
             return render_callout(ctx, callout[len("callout-"):], a, blocks)
+        if a[0].startswith("fig-") and a[0] in tgt:
+            return _figure_div(a, blocks)
         if a[0].startswith(("fig-", "tbl-")) and a[0] in tgt:
             kind = a[0][:3]
             # caption: the last paragraph of a figure/table div
@@ -427,6 +429,31 @@ def transform_chapter(ctx: Context, ch: ChapterInfo) -> dict:
                     break
             return P.Div(a, blocks)
         return None
+
+    def _figure_div(a: list, blocks: list) -> Any:
+        """A displayed figure (``::: {#fig-x fig-alt=...}`` from a cell: an interactive HTML plot and a
+        static image for other formats, then the caption) as a numbered pandoc Figure. The alt text
+        goes on the plot (``aria-label``) in HTML and on the image in the PDF."""
+        k = max((i for i, b in enumerate(blocks) if b["t"] in ("Para", "Plain")), default=None)
+        if k is None or (k == 0 and len(blocks) == 1):
+            cap, body = [], blocks
+        else:
+            cap, body = [blocks[k]], blocks[:k] + blocks[k + 1:]
+        alt = P.get_attr(a, "fig-alt")
+        if alt is not None:
+            def put_alt(el: dict) -> Any:
+                if el["t"] == "RawBlock" and el["c"][0] == "html" and 'class="mlsysim-plot"' in el["c"][1] \
+                        and "aria-label=" not in el["c"][1]:
+                    esc = (alt.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+                           .replace(">", "&gt;"))
+                    return P.RawBlock("html", el["c"][1].replace('class="mlsysim-plot"',
+                                                                 f'class="mlsysim-plot" aria-label="{esc}"', 1))
+                if el["t"] == "Image" and P.get_attr(el["c"][0], "fig-alt") is None:
+                    ia, inl, target = el["c"]
+                    return {"t": "Image", "c": [ia, P.text_inlines(alt), target]}
+                return None
+            body = P.walk(body, put_alt)
+        return on_figure({"t": "Figure", "c": [P.drop_attr(a, "fig-alt"), [None, cap], body]})
 
     # order matters: cites first (bottom-up walk handles nesting), then blocks
     def visitor(el: dict) -> Any:

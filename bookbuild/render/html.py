@@ -164,6 +164,20 @@ THEME_BOOT = ("<script>(function(){try{var t=localStorage.getItem('book-theme');
               "document.documentElement.setAttribute('data-theme',t);})();</script>")
 
 
+#: the book's own plotly.js (partial bundle, see assets/vendor/README.md) and the script that draws figures
+PLOTLY_JS = "assets/vendor/plotly-basic.min.js"
+FIGURES_JS = "assets/figures.js"
+VENDOR_FILES = ("plotly-basic.min.js", "plotly-basic.LICENSE", "README.md")
+
+
+def figure_scripts(body: str, root: str) -> str:
+    """plotly.js and figures.js, only on a page with an interactive figure (one file, cached across pages)."""
+    if 'class="mlsysim-plot' not in body:
+        return ""
+    return (f'<script src="{root}{PLOTLY_JS}" charset="utf-8"></script>\n'
+            f'<script src="{root}{FIGURES_JS}"></script>\n')
+
+
 def page_html(site: Site, ch: ChapterInfo, body: str, toc: str) -> str:
     u = ui(site.lang)
     root = "../" * ch.page.count("/")
@@ -227,7 +241,7 @@ def page_html(site: Site, ch: ChapterInfo, body: str, toc: str) -> str:
 {toc}
 </nav>
 </div>
-<script src="{root}search-index.js"></script>
+{figure_scripts(body, root)}<script src="{root}search-index.js"></script>
 <script src="{root}assets/book.js"></script>
 </body>
 </html>
@@ -268,9 +282,13 @@ def render_site(site: Site, out: Path) -> list[Path]:
         idx.write_text(redirect_html(site, site.chapters[0].page), encoding="utf-8")
         written.append(idx)
     (out / "assets").mkdir(exist_ok=True)
-    for name in ("book.css", "book.js"):
+    for name in ("book.css", "book.js", "figures.js"):
         shutil.copyfile(ASSETS / name, out / "assets" / name)
         written.append(out / "assets" / name)
+    (out / "assets" / "vendor").mkdir(exist_ok=True)
+    for name in VENDOR_FILES:
+        shutil.copyfile(ASSETS / "vendor" / name, out / "assets" / "vendor" / name)
+        written.append(out / "assets" / "vendor" / name)
     index_js = ("window.BOOK_SEARCH_INDEX = "
                 + json.dumps(records, ensure_ascii=False, sort_keys=True, indent=0)
                 + ";\n")
