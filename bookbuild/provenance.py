@@ -221,7 +221,12 @@ def _function_info_cached(fn: Any) -> dict[str, str] | None:
         return None
     lines = [ln.strip() for ln in doc.splitlines()]
     first = lines[0] if lines else ""
-    info = {"name": name, "equation": _equation(first, doc), "doc": _cut(first, 160)}
+    equation = _equation(first, doc)
+    # the first line without the equation label, and empty when it says no more than the equation
+    text = re.sub(r"\s*\(\s*\)", "", _EQ_REF.sub("", first)).strip()
+    if text.rstrip(".").strip() == equation:
+        text = ""
+    info = {"name": name, "equation": equation, "doc": _cut(text, 160)}
     m = _EQ_REF.search(doc)
     if m:
         info["ref"] = m.group(0)
@@ -991,27 +996,59 @@ def explain_cell(source: str, namespace: dict, *, first_line: int = 1, file: str
 
 
 def pack(explanations: dict[str, dict]) -> dict:
-    """The same explanations with every repeated source and function description stored once:
-    ``{"sources": [source, ...], "functions": {name: info}, "values": {attr: explanation}}`` where an
-    input's ``source`` is an index into ``sources`` and a step's ``function`` is a function name."""
+    """The explanations as the page should carry them, each repeated piece stored once.
+
+    ``{"sources": [source, ...], "functions": {name: info}, "items": [step or input, ...],
+    "values": {attr: explanation}}``: an explanation's ``steps`` and ``inputs`` are indices into
+    ``items`` (a step has ``expr``, an input has not), an item's ``source`` is an index into
+    ``sources`` and its ``function`` a key of ``functions``; empty strings are left out of items.
+    :func:`unpack` gives back the explanations. Serialize with
+    ``json.dumps(..., separators=(",", ":"), ensure_ascii=False)``.
+    """
     sources: list[dict] = []
-    index: dict[str, int] = {}
     functions: dict[str, dict] = {}
+    items: list[dict] = []
+    seen_src: dict[str, int] = {}
+    seen_item: dict[str, int] = {}
     values: dict[str, dict] = {}
+
+    def lean(d: dict) -> dict:
+        return {k: v for k, v in d.items() if v != ""}
+
+    def item(d: dict) -> int:
+        d = lean(d)
+        if isinstance(d.get("source"), dict):
+            k = repr(sorted(d["source"].items()))
+            if k not in seen_src:
+                seen_src[k] = len(sources)
+                sources.append(d["source"])
+            d["source"] = seen_src[k]
+        if isinstance(d.get("function"), dict):
+            functions.setdefault(d["function"]["name"], lean(d["function"]))
+            d["function"] = d["function"]["name"]
+        k = repr(sorted(d.items()))
+        if k not in seen_item:
+            seen_item[k] = len(items)
+            items.append(d)
+        return seen_item[k]
+
     for key, e in explanations.items():
         e = dict(e)
-        e["inputs"] = [dict(i) for i in e.get("inputs", [])]
-        e["steps"] = [dict(s) for s in e.get("steps", [])]
-        for i in e["inputs"]:
-            if isinstance(i.get("source"), dict):
-                k = repr(sorted(i["source"].items()))
-                if k not in index:
-                    index[k] = len(sources)
-                    sources.append(i["source"])
-                i["source"] = index[k]
-        for s in e["steps"]:
-            if isinstance(s.get("function"), dict):
-                functions.setdefault(s["function"]["name"], s["function"])
-                s["function"] = s["function"]["name"]
+        e["steps"] = [item(s) for s in e.get("steps", [])]
+        e["inputs"] = [item(i) for i in e.get("inputs", [])]
         values[key] = e
-    return {"sources": sources, "functions": functions, "values": values}
+    return {"sources": sources, "functions": functions, "items": items, "values": values}
+
+
+def unpack(packed: dict) -> dict[str, dict]:
+    """The explanations :func:`pack` packed (empty strings of items stay left out)."""
+    def full(i: int) -> dict:
+        d = dict(packed["items"][i])
+        if isinstance(d.get("source"), int):
+            d["source"] = packed["sources"][d["source"]]
+        if isinstance(d.get("function"), str):
+            d["function"] = packed["functions"][d["function"]]
+        return d
+
+    return {k: {**e, "steps": [full(i) for i in e["steps"]], "inputs": [full(i) for i in e["inputs"]]}
+            for k, e in packed["values"].items()}

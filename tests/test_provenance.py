@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bookbuild.provenance import (MAX_INPUTS, MAX_STEPS, NAMES_FILE, _names_table, explain_cell, explain_class,
-                                  guard_targets, pack)
+                                  guard_targets, pack, unpack)
 
 ROOT = Path(__file__).resolve().parents[1]
 CELLS = ["serving-ref", "trajectory-queue", "decode-loop", "calibration"]
@@ -274,9 +274,9 @@ def test_page_budget(everything):
     values, _ = everything
     sizes = {k: len(json.dumps(e, ensure_ascii=False).encode()) for k, e in values.items()}
     total = len(json.dumps(values, ensure_ascii=False).encode())
-    packed = len(json.dumps(pack(values), ensure_ascii=False).encode())
+    packed = len(json.dumps(pack(values), ensure_ascii=False, separators=(",", ":")).encode())
     assert max(sizes.values()) < 6000, max(sizes.items(), key=lambda kv: kv[1])
-    assert total < 120_000 and packed < total
+    assert total < 120_000 and packed < total * 0.6
     print(f"appendix: {len(values)} explanations, {total:,} bytes of JSON, {packed:,} packed")
 
 
@@ -284,11 +284,22 @@ def test_pack_keeps_every_fact(everything):
     values, _ = everything
     p = pack(values)
     e = p["values"]["ServingRef.ratio_str"]
-    bw = _inputs(e)["accel.memory.bandwidth"]
+    bw = [p["items"][i] for i in e["inputs"] if p["items"][i]["name"] == "accel.memory.bandwidth"][0]
     assert "H100" in p["sources"][bw["source"]]["title"]
-    t_dec = [s for s in e["steps"] if s["name"] == "t_dec"][0]
+    t_dec = [p["items"][i] for i in e["steps"] if p["items"][i]["name"] == "t_dec"][0]
     assert p["functions"][t_dec["function"]]["name"] == "decode_time_per_token"
-    assert isinstance(values["ServingRef.ratio_str"]["inputs"][1]["source"], dict)  # the input is not changed
+
+    def lean(d):
+        return {k: (lean(v) if isinstance(v, dict) else v) for k, v in d.items() if v != ""}
+
+    back = unpack(json.loads(json.dumps(p)))
+    assert back.keys() == values.keys()
+    for k, e in values.items():
+        assert [lean(s) for s in e["steps"]] == [lean(s) for s in back[k]["steps"]], k
+        assert [lean(i) for i in e["inputs"]] == [lean(i) for i in back[k]["inputs"]], k
+        assert {a: v for a, v in e.items() if a not in ("steps", "inputs")} == \
+            {a: v for a, v in back[k].items() if a not in ("steps", "inputs")}
+    assert isinstance(values["ServingRef.ratio_str"]["inputs"][1]["source"], dict)  # pack copies
 
 
 # ───────────────────────── unusual classes never raise
