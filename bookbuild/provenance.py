@@ -175,6 +175,14 @@ def _value(v: Any) -> tuple[str, str]:
     try:
         if _is_quantity(v):
             mag = v.magnitude
+            if isinstance(mag, (int, float)) and mag and (abs(mag) >= 1e7 or abs(mag) < 1e-3) \
+                    and _unit_str(v.units) and not v.dimensionless:
+                try:  # 9.89e14 FLOP/s reads better as 989 TFLOP/s
+                    c = v.to_compact()
+                    if "count" not in str(c.units):
+                        v, mag = c, c.magnitude
+                except Exception:  # noqa: BLE001
+                    pass
             return (_num(mag) if isinstance(mag, (int, float)) else _cut(str(mag), 40)), _unit_str(v.units)
         if isinstance(v, bool):
             return ("true" if v else "false"), ""
@@ -329,9 +337,16 @@ def _comments(text: str) -> dict[int, str]:
     return out
 
 
-def _segment(text: str, node: ast.AST) -> str:
+def _segment(lines: list[bytes], node: ast.AST) -> str:
+    """The source text of ``node`` (``lines``: the source's lines in UTF-8, as ast's offsets count)."""
+    seg = None
     try:
-        seg = ast.get_source_segment(text, node)
+        l0, l1 = node.lineno - 1, node.end_lineno - 1
+        c0, c1 = node.col_offset, node.end_col_offset
+        if l0 == l1:
+            seg = lines[l0][c0:c1].decode("utf-8")
+        else:
+            seg = b"\n".join([lines[l0][c0:], *lines[l0 + 1:l1], lines[l1][:c1]]).decode("utf-8")
     except Exception:  # noqa: BLE001
         seg = None
     if seg is None:
@@ -445,7 +460,10 @@ def _find_class(tree: ast.Module, name: str) -> ast.ClassDef | None:
 _GUARD_CALL = re.compile(r"^check(_\w+)?$")
 
 
+@lru_cache(maxsize=64)
 def _parse_body(source: str, cls_name: str = "") -> _Body:
+    """The class body's assignments, guards and comments (cached: explain_class and guard_targets
+    parse the same source; the result is not changed after parsing)."""
     text = textwrap.dedent(source or "")
     body = _Body(cls_name, text)
     try:
@@ -459,6 +477,7 @@ def _parse_body(source: str, cls_name: str = "") -> _Body:
         return body
     body.cls_name = body.cls_name or cdef.name
     comments = _comments(text)
+    blines = [ln.encode("utf-8") for ln in text.split("\n")]
 
     def comment_for(st: ast.stmt) -> str:
         for ln in range(st.lineno, (getattr(st, "end_lineno", None) or st.lineno) + 1):
@@ -470,7 +489,7 @@ def _parse_body(source: str, cls_name: str = "") -> _Body:
         if isinstance(target, ast.Name):
             node = value
             reads, calls = _reads(node)
-            body.assigns[target.id] = _Assign(target.id, node, _segment(text, node), st.lineno, comment_for(st),
+            body.assigns[target.id] = _Assign(target.id, node, _segment(blines, node), st.lineno, comment_for(st),
                                               reads, calls, tuple_target=whole is not None)
             if target.id.endswith("_str") and target.id not in body.str_attrs:
                 body.str_attrs.append(target.id)
@@ -498,7 +517,7 @@ def _parse_body(source: str, cls_name: str = "") -> _Body:
                 if prev is not None:
                     reads = prev.reads + reads
                     calls = prev.calls + calls
-                body.assigns[st.target.id] = _Assign(st.target.id, node, _segment(text, st), st.lineno,
+                body.assigns[st.target.id] = _Assign(st.target.id, node, _segment(blines, st), st.lineno,
                                                      comment_for(st), reads, calls)
             elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 body.functions.add(st.name)
@@ -569,7 +588,10 @@ class _Explainer:
 
     # -- classifying one of the class's assignments
     def _literal(self, a: _Assign) -> bool:
-        """An input typed in the cell: only constants, units and library constants, no calls."""
+        """An input typed in the cell: labelled ``# scenario:``, or only constants, units and library
+        constants, no calls."""
+        if a.comment.strip().lstrip("#").strip().lower().startswith("scenario:"):
+            return True
         if a.calls:
             return False
         for r in a.reads:
@@ -750,6 +772,11 @@ class _Explainer:
                         name = self.prefix + r.path + (f".{prec}" if prec else "")
                         inputs.append(self._safe(lambda: self._registry_input(v, r, name), name))
                     continue
+                if isinstance(v, type) and r.attrs:  # an alias of another class: be = StallBreakEven
+                    if f"{root}.{r.attrs[0]}" not in done:
+                        done.add(f"{root}.{r.attrs[0]}")
+                        self._cross((v.__name__, r.attrs[0]), None, steps, inputs, paths, paths_only, ocls=v)
+                    continue
                 if root in done:
                     continue
                 done.add(root)
@@ -819,13 +846,14 @@ class _Explainer:
         return None
 
     def _cross(self, other: tuple[str, str], b: _Assign | None, steps: list, inputs: list, paths: set,
-               paths_only: bool) -> None:
+               paths_only: bool, ocls: Any = None) -> None:
         """``OtherClass.attr``: followed one level when the other class and its source are known
         (explained before, through ``namespace``); otherwise an input with its value."""
         cname, oattr = other
         qual = f"{cname}.{oattr}"
         paths.add(qual)
-        ocls = self.ns.get(cname) if self.ns is not None else None
+        if ocls is None:
+            ocls = self.ns.get(cname) if self.ns is not None else None
         known = _analysed.get(ocls) if isinstance(ocls, type) else None
         if self.follow and known is not None and oattr in known[0].assigns:
             obody, ofirst, ofile = known

@@ -358,3 +358,26 @@ def test_bad_sources_explain_less_but_never_raise(source):
     assert out["t_str"]["value"] == "1" and out["t_str"]["steps"] == []
     assert isinstance(guard_targets(cls, source), list)
     assert explain_cell(source, {})["values"] == {}
+
+
+def test_a_class_alias_and_a_scenario_call_are_followed():
+    src = textwrap.dedent("""\
+        class A:
+            x = 2  # scenario: an input of A
+            x_str = str(x)
+
+        class B:
+            a = A  # the other class, by another name
+            q = float(7)  # scenario: typed through a call
+            y = a.x * 3 + q
+            y_str = str(y)
+        """)
+    ns = {}
+    exec(src, ns)
+    res = explain_cell(src, ns, file="c.qmd")
+    e = res["values"]["B.y_str"]
+    assert e["value"] == "13.0"  # 2 * 3 + 7
+    ins = _inputs(e)
+    assert ins["A.x"]["scenario"] == "an input of A" and ins["A.x"]["value"] == "2"
+    assert ins["q"]["scenario"] == "typed through a call"
+    assert [s["name"] for s in e["steps"]] == ["y"]
