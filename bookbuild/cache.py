@@ -36,7 +36,8 @@ from typing import Any, Iterable
 PACKAGES = ("pint", "numpy", "matplotlib", "plotly", "pyyaml", "ipywidgets", "pypandoc-binary", "typst",
             "flexparser", "flexcache")
 #: bookbuild's modules that shape an executed chapter
-EXECUTION_MODULES = ("execute.py", "kernel.py", "lint.py", "errors.py", "xref.py", "cache.py")
+EXECUTION_MODULES = ("execute.py", "kernel.py", "lint.py", "errors.py", "xref.py", "cache.py", "variants.py",
+                     "provenance.py", "provenance_names.toml")
 #: environment variables that change what mlsysim loads
 ENV_KEYS = ("MLSYSIM_DATA_DIR", "MLSYSIM_SCENARIO")
 CACHE_FORMAT = "1"

@@ -84,6 +84,8 @@ class ExecutedChapter:
     files: list[str]               # the chapter and every file it includes (relative)
     cells: list[CellInfo]
     guards: list[dict] = field(default_factory=list)   # guards evaluated (record mode only)
+    provenance: dict[str, dict] = field(default_factory=dict)   # "Cls.x_str" -> how it was computed
+    guard_map: list[dict] = field(default_factory=list)         # every check(): file, line, protected *_str
 
     def origin(self, md_line: int) -> Origin:
         """Source file and line of a 1-based line of ``markdown``."""
@@ -281,6 +283,7 @@ def _is_artist(value: Any) -> bool:
 
 
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+ATTR_EXPR = re.compile(r"^[A-Za-z_]\w*\.[A-Za-z_]\w*$")
 
 
 def _fence(text: str) -> str:
@@ -299,6 +302,11 @@ class ChapterRunner:
                  execute_options: dict[str, Any] | None, profile: str | None = None,
                  cell_timeout: float = 0, output_cap: int = 0, on_cell=None):
         self.profile = profile
+        #: wrap each inline value as [value]{.mlsysim-v data-attr="Cls.x_str"} (the HTML book's hover
+        #: explanations and hardware choice find them; text, PDF and search see only the value)
+        self.mark_inline = os.environ.get("BOOKBUILD_MARK_INLINE") == "1"
+        self.provenance: dict[str, dict] = {}
+        self.guard_map: list[dict] = []
         self.cell_timeout = cell_timeout
         self.output_cap = output_cap
         self.on_cell = on_cell
@@ -393,7 +401,7 @@ class ChapterRunner:
             title=str(front.get("title") or chapter_title(markdown) or ""),
             line_map=line_map, labels=chapter_labels(markdown), inline=self.inline,
             str_attrs=self.str_attrs, code_refs=self.code_refs, figures=self.figures,
-            files=files, cells=self.cells)
+            files=files, cells=self.cells, provenance=self.provenance, guard_map=self.guard_map)
 
     def _enter(self) -> tuple:
         saved = (os.getcwd(), list(sys.path), sys.modules.get("__main__"), os.environ.get("QUARTO_PROFILE"))
@@ -449,6 +457,8 @@ class ChapterRunner:
                                   "string: quote a *_str attribute, whose cell formats the value once "
                                   "(fmt, fmt_int, ...)")
             self.inline.append(InlineUse(expr, origin.file, origin.line, s))
+            if self.mark_inline and ATTR_EXPR.match(expr.strip()) and s.strip():
+                return f'[{s}]{{.mlsysim-v data-attr="{expr.strip()}"}}'
             return s
 
         return INLINE_CODE.sub(repl, text)
@@ -499,6 +509,7 @@ class ChapterRunner:
             self.on_cell(head.file, head.line, tag)
         if do_eval:
             figs = self._exec(tree, filename, origin.file, tag, opts, outputs)
+            self._explain(src, origin.file)
 
         blocks: list[str] = []
         if include is False:
@@ -527,6 +538,18 @@ class ChapterRunner:
         if output == "asis" and not echo:
             return blocks
         return ["::: {.cell}", "\n\n".join(blocks), ":::"]
+
+    def _explain(self, src: str, file: str) -> None:
+        """How each *_str of the cell was computed (bookbuild.provenance); never breaks the build."""
+        if "class " not in src:
+            return
+        try:
+            from .provenance import explain_cell
+            res = explain_cell(src, self.ns, first_line=1, file=file)
+        except Exception:  # noqa: BLE001 - an explanation is a courtesy, not a check
+            return
+        self.provenance.update(res.get("values", {}))
+        self.guard_map += res.get("guards", [])
 
     def _exec(self, tree: ast.Module, filename: str, relfile: str, tag: str,
               opts: dict, outputs: _Outputs) -> list[Any]:

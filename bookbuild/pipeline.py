@@ -130,6 +130,7 @@ def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
     root = Path(root).resolve()
     env = dict(env or {})
     environment = C.environment_digest(root)   # resolves mlsysim as the chapters will, without importing it
+    job_env = {**env, "BOOKBUILD_MARK_INLINE": "1"} if kind == "executed" else env
     jobs: list[tuple[Job, str, Book]] = []
     results: dict[str, ExecutedChapter] = {}
     errors: list[BuildError] = []
@@ -148,7 +149,7 @@ def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
                     failures[f"{book.profile}:{ch.path.as_posix()}"] = e
                 continue
             key = C.chapter_key(files, root, profile=book.profile, lang=book.lang,
-                                execute_options=book.execute_options, env=env, environment=environment)
+                                execute_options=book.execute_options, env=job_env, environment=environment)
             name = f"{book.profile}:{ch.path.as_posix()}"
             md_path = out / ch.path.with_suffix(".md")
             fig_dir = out / "figures"
@@ -164,7 +165,7 @@ def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
                     report.cached.append(name)
                 continue
             job = Job(key=name, path=path, root=root, fig_dir=fig_dir, md_dir=md_path.parent,
-                      execute_options=book.execute_options, profile=book.profile, env=env)
+                      execute_options=book.execute_options, profile=book.profile, env=job_env)
             jobs.append((job, key, book))
     ran = run_jobs([j for j, _, _ in jobs], limits)
     for job, key, book in jobs:
@@ -190,6 +191,10 @@ def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
             if ec is None:
                 continue
             _write(out / ch.path.with_suffix(".md"), ec.markdown)
+            if ec.provenance and kind == "executed":
+                from .provenance import pack
+                _write(out / ch.path.with_suffix(".provenance.json"),
+                       json.dumps(pack(ec.provenance), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n")
             lst.append(ec)
         by_book[book.profile] = lst
     return by_book
@@ -511,4 +516,4 @@ def run_variants(root: Path, books: list[Book], executed: dict[str, list[Execute
             data = json.loads(store.get_blob("variants", key).decode("utf-8"))
         reference = {u.expr.strip(): u.value for u in ec.inline}
         _write(executed_dir(root, book.profile) / ch.path.with_suffix(".variants.json"),
-               json.dumps(V.compact(data, reference), ensure_ascii=False, sort_keys=True) + "\n")
+               json.dumps(V.compact(data, reference, ec.guard_map), ensure_ascii=False, sort_keys=True) + "\n")

@@ -99,7 +99,7 @@ def run_batch(root: Path, path: Path, batch: list[dict[str, str]], cell_timeout:
             sc = scenario(choice.get("accelerator"), choice.get("model"), PRECISION)
             res.update(accelerator=sc.accelerator.display_name, model=sc.model.display_name,
                        node=sc.node.display_name if sc.node else "", precision=sc.weight_precision,
-                       note=sc.precision_note)
+                       note=sc.precision_note, reference=sc.is_reference)
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 for c, _file in code:
                     arm(cell_timeout)
@@ -118,11 +118,23 @@ def run_batch(root: Path, path: Path, batch: list[dict[str, str]], cell_timeout:
     return results
 
 
-def compact(results: list[dict[str, Any]], reference: dict[str, str]) -> dict[str, Any]:
+def compact(results: list[dict[str, Any]], reference: dict[str, str],
+            guard_map: list[dict] | None = None) -> dict[str, Any]:
     """The page's data: attribute names once, each choice's values as a list (null where equal to the
-    reference text, which the page already shows), failed guards, errors."""
+    reference text, which the page already shows), failed guards with the ``*_str`` they protect
+    (``guard_map``: bookbuild.provenance.guard_targets of the reference run), errors; and the
+    accelerators and models to offer, with their names as the registry displays them."""
     attrs = sorted({a for r in results for a in r.get("values", {})})
-    out = {"attrs": attrs, "choices": {}}
+    protects = {(g.get("file"), g.get("line")): g.get("protects", []) for g in (guard_map or [])}
+    accels: dict[str, str] = {}
+    models: dict[str, str] = {}
+    for r in results:
+        accels.setdefault(r["choice"]["accelerator"], r.get("accelerator", r["choice"]["accelerator"]))
+        models.setdefault(r["choice"]["model"], r.get("model", r["choice"]["model"]))
+    ref = next((r["choice"] for r in results if r.get("reference")), None)
+    out = {"attrs": attrs, "choices": {}, "reference": ref,
+           "accelerators": [{"name": k, "label": v} for k, v in accels.items()],
+           "models": [{"name": k, "label": v} for k, v in models.items()]}
     for r in results:
         key = f"{r['choice']['accelerator']}|{r['choice']['model']}"
         entry: dict[str, Any] = {k: r[k] for k in ("accelerator", "model", "node", "precision", "note") if k in r}
@@ -132,6 +144,6 @@ def compact(results: list[dict[str, Any]], reference: dict[str, str]) -> dict[st
             vals = r["values"]
             entry["v"] = [None if vals.get(a) == reference.get(a) else vals.get(a) for a in attrs]
             if r["failed"]:
-                entry["failed"] = r["failed"]
+                entry["failed"] = [dict(f, protects=protects.get((f["file"], f["line"]), [])) for f in r["failed"]]
         out["choices"][key] = entry
     return out

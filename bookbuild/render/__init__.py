@@ -167,6 +167,23 @@ def _collect_images(root: Path, exec_dir: Path, book: dict, chapters: list[Chapt
     return sorted(set(copied))
 
 
+def _page_data(exec_dir: Path, book: dict) -> dict[str, dict]:
+    """Each page's reader data, from the files the pipeline writes beside the executed chapter:
+    ``<chapter>.provenance.json`` (how each number was computed) and ``<chapter>.variants.json``
+    (the chapter for every registry choice)."""
+    out: dict[str, dict] = {}
+    for e in book.get("chapters") or []:
+        stem = (exec_dir / e["executed"]).with_suffix("")
+        data = {}
+        for kind in ("provenance", "variants"):
+            f = stem.with_name(stem.name + f".{kind}.json")
+            if f.is_file():
+                data[kind] = json.loads(f.read_text(encoding="utf-8"))
+        if data:
+            out[page_for(e["source"], e.get("executed"))] = data
+    return out
+
+
 def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
                    formats: tuple[str, ...] = ("html", "pdf")) -> list[Path]:
     """Render one profile's executed book into ``out_dir/<profile>/``; returns the files."""
@@ -187,7 +204,8 @@ def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
     if "html" in formats:
         ctx = Context("html", lang, prefixes, chapters, targets, keys)
         site = Site(profile=profile, lang=lang, title=title, chapters=chapters, ctx=ctx,
-                    bibliography=bibs, pdf_name=name, others=_other_profiles(exec_dir, profile))
+                    bibliography=bibs, pdf_name=name, others=_other_profiles(exec_dir, profile),
+                    page_data=_page_data(exec_dir, book))
         files += render_site(site, out)
     if "pdf" in formats:
         ctx = Context("typst", lang, prefixes, chapters, targets, keys)

@@ -9,7 +9,7 @@ import html
 import json
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bs4 import BeautifulSoup
@@ -58,6 +58,8 @@ class Site:
     bibliography: list[Path]
     pdf_name: str
     others: list[OtherProfile]
+    #: page -> the reader data of that page: {"provenance": ..., "variants": ...} (see bookbuild.variants)
+    page_data: dict[str, dict] = field(default_factory=dict)
 
 
 def citeproc_lang(lang: str) -> str:
@@ -170,6 +172,20 @@ FIGURES_JS = "assets/figures.js"
 VENDOR_FILES = ("plotly-basic.min.js", "plotly-basic.LICENSE", "README.md")
 
 
+def data_file(page: str) -> str:
+    """The script next to a page that carries its reader data (``appendix/x.html`` -> ``appendix/x.data.js``)."""
+    return page[: -len(".html")] + ".data.js" if page.endswith(".html") else page + ".data.js"
+
+
+def reader_scripts(site: "Site", ch: ChapterInfo, root: str) -> str:
+    """The page's own data (hover explanations, hardware choices) and the script that uses it."""
+    if ch.page not in site.page_data:
+        return ""
+    own = data_file(ch.page).rsplit("/", 1)[-1]
+    return (f'<script src="{html.escape(own)}" charset="utf-8"></script>\n'
+            f'<script src="{root}assets/reader.js"></script>\n')
+
+
 def figure_scripts(body: str, root: str) -> str:
     """plotly.js and figures.js, only on a page with an interactive figure (one file, cached across pages)."""
     if 'class="mlsysim-plot' not in body:
@@ -241,7 +257,7 @@ def page_html(site: Site, ch: ChapterInfo, body: str, toc: str) -> str:
 {toc}
 </nav>
 </div>
-{figure_scripts(body, root)}<script src="{root}search-index.js"></script>
+{figure_scripts(body, root)}{reader_scripts(site, ch, root)}<script src="{root}search-index.js"></script>
 <script src="{root}assets/book.js"></script>
 </body>
 </html>
@@ -282,7 +298,13 @@ def render_site(site: Site, out: Path) -> list[Path]:
         idx.write_text(redirect_html(site, site.chapters[0].page), encoding="utf-8")
         written.append(idx)
     (out / "assets").mkdir(exist_ok=True)
-    for name in ("book.css", "book.js", "figures.js"):
+    for page, data in sorted(site.page_data.items()):
+        target = out / data_file(page)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        payload = json.dumps(dict(data, lang=site.lang), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        target.write_text("window.MLSYSIM_PAGE = " + payload.replace("</", "<\\/") + ";\n", encoding="utf-8")
+        written.append(target)
+    for name in ("book.css", "book.js", "figures.js", "reader.js"):
         shutil.copyfile(ASSETS / name, out / "assets" / name)
         written.append(out / "assets" / name)
     (out / "assets" / "vendor").mkdir(exist_ok=True)

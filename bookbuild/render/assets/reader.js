@@ -1,0 +1,1 @@
+/* Reader features of a computed chapter (placeholder: written in the next step). */
