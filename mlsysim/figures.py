@@ -518,7 +518,7 @@ def overcommit_spec(resident, link_bandwidth, bytes_per_task, durations, crossov
 
 _DASH = {"solid": "solid", "dash": "dash", "dot": "dot"}
 _MPL_DASH = {"solid": "-", "dash": "--", "dot": ":"}
-_MPL_MARK = {"circle": "o", "square": "s", "triangle-up": "^"}
+_MPL_MARK = {"circle": "o", "square": "s", "triangle-up": "^", "diamond": "D"}
 _LEGEND_XY = {"lower right": (0.99, 0.02, "right", "bottom"), "upper left": (0.01, 0.99, "left", "top"),
               "upper right": (0.99, 0.99, "right", "top"), "lower left": (0.01, 0.02, "left", "bottom")}
 
@@ -909,9 +909,45 @@ def book_figure(spec: FigureSpec, out_dir="figures", *, lang: str | None = None)
         return BookFigure(spec, lang, path.as_posix())
     key = (str(path.resolve()), _spec_fingerprint(spec, lang))
     if _DRAWN.get(str(path.resolve())) != key or not path.exists():
-        save_svg(to_matplotlib(spec, lang), path)
+        cached = _figure_cache(key[1], lang)
+        if cached is not None and cached.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            data = cached.read_bytes()
+            if not path.exists() or path.read_bytes() != data:
+                path.write_bytes(data)
+        else:
+            save_svg(to_matplotlib(spec, lang), path)
+            if cached is not None:
+                _store(cached, path.read_bytes())
         _DRAWN[str(path.resolve())] = key
     return BookFigure(spec, lang, path.as_posix())
+
+
+def _figure_cache(fingerprint: str, lang: str) -> Path | None:
+    """Where the SVG of this exact figure is kept between builds (``MLSYSIM_FIGURE_CACHE``, which
+    bookbuild sets): keyed by the figure's full description, its language, matplotlib's version and
+    this module's code, so a cached drawing is always the drawing this code would make."""
+    folder = os.environ.get("MLSYSIM_FIGURE_CACHE")
+    if not folder:
+        return None
+    import hashlib
+    import matplotlib
+    h = hashlib.sha256()
+    for part in (fingerprint, lang, matplotlib.__version__, hashlib.sha256(Path(__file__).read_bytes()).hexdigest()):
+        h.update(part.encode() if isinstance(part, str) else part)
+    return Path(folder) / f"{h.hexdigest()}.svg"
+
+
+def _store(target: Path, data: bytes) -> None:
+    import tempfile
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except OSError:
+        pass
 
 
 def _spec_fingerprint(spec: FigureSpec, lang: str) -> str:
@@ -1000,10 +1036,6 @@ __all__ = ["FigureSpec", "Series", "Axis", "Panel", "RefLine", "Band", "Note", "
 
 # ───────────────────────────── measurements against floors ─────────────────────────────
 
-#: marker per metric: per-token latency, request latency, time to first token, throughput
-_CAL_MARKERS = {"itl": "o", "request_latency": "s", "ttft": "^", "output_throughput": "D"}
-_CAL_LABELS = {"itl": r"$t_{\mathrm{decode}}/t_{\mathrm{ITL}}$", "request_latency": r"$T/T_{\mathrm{request}}$",
-               "ttft": r"$T_{\mathrm{prefill}}/t_{\mathrm{TTFT}}$", "output_throughput": r"$X/X_{\max}$"}
 _CAL_COLORS = ("#1f4e79", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#757575", "#00838f")
 
 
@@ -1026,33 +1058,45 @@ def calibration_data(highlight: str | None = None, measurements=None) -> dict:
 
 
 def calibration_figure(data: dict):
-    """Achieved fraction of the floor against streams per pass (log axis), one marker per metric and one
-    color per accelerator; maximum-load runs with no stated limit sit at the right edge, marked ∞."""
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    """The calibration figure as a matplotlib figure (see :func:`calibration_spec`); returns (fig, data)."""
+    return to_matplotlib(calibration_spec(data), "en"), data
+
+
+#: per metric: the symbol and the legend words
+_CAL_SYMBOLS = {"itl": "circle", "request_latency": "square", "ttft": "triangle-up", "output_throughput": "diamond"}
+_CAL_NAMES = {"itl": T("per-token latency", "每词元延迟"), "request_latency": T("request latency", "请求延迟"),
+              "ttft": T("time to first token", "首词元时间"), "output_throughput": T("output throughput", "输出吞吐量")}
+
+
+def calibration_spec(data: dict) -> FigureSpec:
+    """The calibration figure as one description (plotly in HTML, matplotlib in the PDF): the achieved
+    fraction of the floor against streams per pass, both log; one series per accelerator and metric
+    (color: accelerator, symbol: metric, hollow unless it is the highlighted accelerator); maximum-load
+    runs with no stated limit at the right edge, marked ∞; the floor itself (η = 1) as a line."""
     color = {a: _CAL_COLORS[i % len(_CAL_COLORS)] for i, a in enumerate(data["accelerators"])}
-    for p in data["points"]:
-        x = p["streams"] if p["streams"] is not None else data["unbounded_x"]
-        c = color[p["accelerator"]]
-        ax.plot([x], [p["achieved"]], _CAL_MARKERS[p["metric"]], color=c, markersize=7,
-                markerfacecolor=c if p["highlight"] or data["highlight"] is None else "none", markeredgewidth=1.4)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_ylim(min(p["achieved"] for p in data["points"]) / 2, 1.5)
-    ax.axhline(1, color=_COLORS["grey"], linestyle=":", linewidth=1)
-    ticks = [t for t in (1, 10, 100, 1000) if t < data["unbounded_x"]] + [data["unbounded_x"]]
-    ax.set_xticks(ticks, [f"{t:,.0f}" for t in ticks[:-1]] + [r"$\infty$"])
-    ax.set_xlabel(r"$B$")
-    ax.set_ylabel(r"$\eta$")
-    metric_handles = [ax.plot([], [], _CAL_MARKERS[k], color="#424242", label=v)[0] for k, v in _CAL_LABELS.items()
-                      if any(p["metric"] == k for p in data["points"])]
-    accel_handles = [ax.plot([], [], "s", color=color[a], label=a)[0] for a in data["accelerators"]]
-    _style(ax)
-    leg = ax.legend(handles=metric_handles, loc="lower left", fontsize=8, frameon=False)
-    ax.add_artist(leg)
-    ax.legend(handles=accel_handles, loc="upper right", fontsize=8, frameon=False, ncol=len(accel_handles))
-    fig.tight_layout()
-    return fig, data
+    series = []
+    for a in data["accelerators"]:
+        for metric in _CAL_SYMBOLS:
+            pts = [p for p in data["points"] if p["accelerator"] == a and p["metric"] == metric]
+            if not pts:
+                continue
+            name = {k: f"{a} · {v}" for k, v in _CAL_NAMES[metric].items()}
+            series.append(Series(
+                f"cal-{a}-{metric}", "markers",
+                [p["streams"] if p["streams"] is not None else data["unbounded_x"] for p in pts],
+                [p["achieved"] for p in pts], name=name, color=color[a], symbol=_CAL_SYMBOLS[metric],
+                hollow=data["highlight"] is not None and a != data["highlight"], size=8,
+                labels=[p["entry"] for p in pts]))
+    lo = min(p["achieved"] for p in data["points"]) / 2
+    panel = Panel(
+        Axis(T("Streams sharing a pass (concurrency or batch), B", "共享一次前向的流数（并发或批大小）B"),
+             T("streams", "流数"), T("", ""), log=True, range=(0.7, data["unbounded_x"] * 1.6)),
+        Axis(T("Achieved fraction of the floor, η", "达到下限的比例 η"), T("η", "η"), T("", ""), log=True,
+             range=(lo, 1.5), hoverformat=".3f"),
+        legend="lower left")
+    lines = [RefLine("cal-floor", "y", 1.0, name=T("the floor (η = 1)", "下限（η = 1）"))]
+    notes = [Note("cal-unbounded", data["unbounded_x"], 1.15, T("∞: maximum load", "∞：满负载"), anchor="right")]
+    return FigureSpec("calibration", [panel], series, lines=lines, notes=notes, size=(6.4, 4.2), data=data)
 
 
 def write_calibration_figure(out_dir, highlight: str | None = None, measurements=None):
@@ -1064,4 +1108,4 @@ def write_calibration_figure(out_dir, highlight: str | None = None, measurements
     return save_svg(fig, Path(out_dir) / "calibration.svg"), data
 
 
-__all__ += ["calibration_data", "calibration_figure", "write_calibration_figure"]
+__all__ += ["calibration_data", "calibration_figure", "calibration_spec", "write_calibration_figure"]

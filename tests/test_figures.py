@@ -124,8 +124,9 @@ def test_write_appendix_figures_is_stable(tmp_path):
 
 def _all_specs():
     """Every figure of the book, at the inputs its chapter uses (the lecture's from its cells' values)."""
-    from mlsysim.figures import appendix_specs, overcommit_spec, policy_map_spec
+    from mlsysim.figures import appendix_specs, calibration_data, calibration_spec, overcommit_spec, policy_map_spec
     specs = list(appendix_specs().values())
+    specs.append(calibration_spec(calibration_data("H100")))
     rows = [("in-process", 1e-4, 5e-3), ("file read", 1e-3, 2e-2), ("sub-agent", 5.0, 60.0),
             ("human turn", 1.0, math.inf)]
     specs.append(policy_map_spec(0.08, 26.0, rows, stall=3.0))
@@ -136,7 +137,7 @@ def _all_specs():
 
 SPECS = _all_specs()
 BOOK_FIGURE_KEYS = {"roofline", "prefill", "batch", "kv-designs", "queueing-knee", "lec19-policy-map",
-                    "lec19-overcommit"}
+                    "lec19-overcommit", "calibration"}
 
 
 def test_every_book_figure_is_described():
@@ -215,7 +216,7 @@ def test_labels_follow_the_language(spec):
     # the hover text carries units in the page's language
     hovers = [t["hovertemplate"] + json.dumps(t.get("customdata"), ensure_ascii=False)
               for t in zh["data"] if t.get("hovertemplate")]
-    units = ("秒", "字节", "词元", "服务时间", "任务", "kB", "GB")
+    units = ("秒", "字节", "词元", "服务时间", "任务", "kB", "GB", "流数")  # the calibration's streams are a count
     assert hovers and any(u in h for h in hovers for u in units), hovers
 
 
