@@ -14,6 +14,7 @@ import ast
 import builtins
 import contextlib
 import io
+import json
 import os
 import re
 import sys
@@ -720,7 +721,14 @@ class ChapterRunner:
                 blocks.append(f"![{caption if len(figs) == 1 else ''}]({link})")
             if label and label.startswith("tbl-") and blocks:
                 cap = str(opts.get("tbl-cap") or "")
-                blocks = ["\n\n".join([f"::: {{#{label}}}", *blocks] + ([cap] if cap else []) + [":::"])]
+                widths = opts.get("tbl-colwidths")
+                if asis and len(blocks) == 1 and blocks[0].lstrip().startswith("|"):
+                    # a pipe table printed as markdown: caption it as pandoc (and Quarto) read it
+                    attrs = f"#{label}" + (f' tbl-colwidths="{json.dumps(widths, separators=(",", ""))}"'
+                                           if widths else "")
+                    blocks = [blocks[0].rstrip() + f"\n\n: {cap} {{{attrs}}}"]
+                else:
+                    blocks = ["\n\n".join([f"::: {{#{label}}}", *blocks] + ([cap] if cap else []) + [":::"])]
         return blocks
 
     @staticmethod
