@@ -1,52 +1,131 @@
-"""Benchmarks: import time, CLI start, check, full build, test suite. Appends a dated row to bench/results.md.
+"""Benchmarks: imports, the CLI, the build's cold / no-change / one-sentence times, the kernel choice,
+page weights and (optionally) the test suite. Appends a dated table to bench/results.md.
 
-Timings are measured here, never asserted in tests. Usage: python bench/run.py [--skip-tests] [--skip-build]
+Timings are measured here, never asserted in tests. The build is measured in a private copy of the
+committed sources with its own empty cache, so the numbers do not depend on what was built before.
+
+    python bench/run.py [--tests] [--repeat N]
 """
 from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import gzip
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
 
 
-def _time(cmd: list[str], repeat: int = 1) -> float:
+def _time(cmd: list[str], cwd: Path = ROOT, repeat: int = 1, env: dict | None = None) -> float:
     runs = []
     for _ in range(repeat):
         t = time.perf_counter()
-        subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env={**os.environ, **(env or {})})
         runs.append(time.perf_counter() - t)
+        if r.returncode != 0:
+            raise SystemExit(f"bench: {' '.join(cmd)} failed:\n{r.stderr[-2000:]}")
     return statistics.median(runs)
+
+
+def copy_sources(dest: Path) -> Path:
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    for f in files:
+        src = ROOT / f
+        if src.is_file():
+            (dest / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / f)
+    return dest
+
+
+def kernel_start() -> float:
+    """A Jupyter kernel, started as Quarto starts one, until ``import mlsysim`` has run in it."""
+    code = ("import time; t=time.perf_counter()\n"
+            "from jupyter_client.manager import start_new_kernel\n"
+            "km, kc = start_new_kernel(kernel_name='python3')\n"
+            "kc.execute_interactive('import mlsysim, matplotlib.pyplot', timeout=120)\n"
+            "print(time.perf_counter()-t)\n"
+            "kc.stop_channels(); km.shutdown_kernel(now=True)\n")
+    r = subprocess.run([PY, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    try:
+        return float(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return float("nan")
+
+
+def fork_start() -> float:
+    """The same, for the build's own worker: fork a process that has imported mlsysim."""
+    code = ("import time, os\nimport mlsysim, matplotlib.pyplot\nt=time.perf_counter()\n"
+            "pid=os.fork()\n"
+            "if pid==0:\n    import mlsysim\n    os._exit(0)\n"
+            "os.waitpid(pid, 0)\nprint(time.perf_counter()-t)\n")
+    r = subprocess.run([PY, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    return float(r.stdout.strip().splitlines()[-1])
+
+
+def gz(path: Path) -> int:
+    return len(gzip.compress(path.read_bytes(), 9, mtime=0))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--skip-tests", action="store_true")
-    ap.add_argument("--skip-build", action="store_true")
+    ap.add_argument("--tests", action="store_true", help="also time the whole test suite")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per timing of the quick commands")
     a = ap.parse_args()
-    py = sys.executable
-    rows = {
-        "python startup (baseline)": _time([py, "-c", "pass"], 9),
-        "import pint (the floor under mlsysim)": _time([py, "-c", "import pint"], 9),
-        "import mlsysim": _time([py, "-c", "import mlsysim"], 9),
-        "from mlsysim import * + registry use": _time([py, "-c", "from mlsysim import *; Hardware.Cloud.H100.memory.bandwidth"], 5),
-        "python -m mlsysim reference": _time([py, "-m", "mlsysim", "reference"], 3),
-        "bookbuild check (both languages)": _time([py, "-m", "bookbuild", "check", "--profile", "all"]),
-    }
-    if not a.skip_build:
-        rows["bookbuild render (HTML+PDF, both languages)"] = _time([py, "-m", "bookbuild", "render", "--profile", "all"])
-    if not a.skip_tests:
-        rows["pytest (whole suite)"] = _time([py, "-m", "pytest", "-q", "-p", "no:cacheprovider"])
+    rows: dict[str, str] = {}
+
+    def sec(name, v):
+        rows[name] = f"{v:.2f}"
+
+    sec("python startup (baseline)", _time([PY, "-c", "pass"], repeat=a.repeat))
+    sec("import pint (the floor under mlsysim)", _time([PY, "-c", "import pint"], repeat=a.repeat))
+    sec("import mlsysim (warm pint cache)", _time([PY, "-c", "import mlsysim"], repeat=a.repeat))
+    with tempfile.TemporaryDirectory() as cold:
+        sec("import mlsysim (empty pint cache)", _time([PY, "-c", "import mlsysim"], env={"XDG_CACHE_HOME": cold}))
+    sec("python -m mlsysim reference", _time([PY, "-m", "mlsysim", "reference"], repeat=a.repeat))
+    sec("kernel: Jupyter kernel start + import mlsysim", kernel_start())
+    sec("kernel: fork of a worker that imported mlsysim", fork_start())
+
+    with tempfile.TemporaryDirectory() as tmp:
+        book = copy_sources(Path(tmp) / "book")
+        build = [PY, "-m", "bookbuild", "render", "--profile", "all", "--root", str(book)]
+        sec("build: cold, both books, HTML+PDF, empty cache", _time(build, cwd=book))
+        sec("build: no-change rebuild", _time(build, cwd=book, repeat=a.repeat))
+        ch = book / "appendix" / "inference-cost.qmd"
+        text = ch.read_text(encoding="utf-8")
+        ch.write_text(text.replace("jump to the section that derives its answer.",
+                                   "jump to the section that derives the answer."), encoding="utf-8")
+        sec("build: one prose sentence changed (appendix, en), HTML+PDF", _time(build, cwd=book))
+        ch.write_text(text.replace("jump to the section that derives its answer.",
+                                   "jump to the one section that derives its answer."), encoding="utf-8")
+        sec("build: one prose sentence changed, HTML only (what preview does)",
+            _time(build[:-2] + ["--profile", "en", "--formats", "html", "--root", str(book)], cwd=book))
+        sec("build: --no-cache (everything again)", _time(build + ["--no-cache"], cwd=book))
+        page = book / "_book" / "en" / "appendix" / "inference-cost.html"
+        data = page.with_name("inference-cost.data.js")
+        rows["appendix page (HTML + its data.js), bytes / gzip"] = (
+            f"{page.stat().st_size + data.stat().st_size:,} / {gz(page) + gz(data):,}")
+        r = subprocess.run([PY, str(ROOT / "bench" / "page_weight.py"), str(book / "_book")],
+                           capture_output=True, text=True)
+        heaviest = [ln for ln in r.stdout.splitlines() if "heaviest" in ln.lower()]
+        if heaviest:
+            rows["heaviest page with its assets (page_weight.py)"] = heaviest[0].split(":", 1)[-1].strip()
+    if a.tests:
+        sec("pytest (whole suite)", _time([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"]))
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
-    head = f"\n## {stamp} — {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}\n\n| what | seconds |\n|---|---:|\n"
-    body = "".join(f"| {k} | {v:.2f} |\n" for k, v in rows.items())
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    head = (f"\n## {stamp} — {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()} "
+            f"(load average {load:.1f} at the end)\n\n| what | seconds (or size) |\n|---|---:|\n")
+    body = "".join(f"| {k} | {v} |\n" for k, v in rows.items())
     print(head + body)
     with open(ROOT / "bench" / "results.md", "a", encoding="utf-8") as fh:
         fh.write(head + body)

@@ -353,7 +353,8 @@ def structure(markdown: str) -> dict[str, list]:
     """What must match between a chapter and its translation: heading levels, labels (sections,
     tables, equations, figures) in order, cross-references in order, citations in order, the count
     of display equations, pipe tables and callouts."""
-    body = re.sub(r"```.*?```", " ", markdown, flags=re.S)
+    body = re.sub(r"\A---\n.*?\n---\n", "\n", markdown, flags=re.S)   # front matter is not the chapter
+    body = re.sub(r"```.*?```", " ", body, flags=re.S)
     body = re.sub(r"<!--.*?-->", " ", body, flags=re.S)
     lines = body.splitlines()
     return {
@@ -364,7 +365,8 @@ def structure(markdown: str) -> dict[str, list]:
         "display_math": [len(re.findall(r"\$\$", body)) // 2],
         "table_rows": [sum(1 for ln in lines if ln.lstrip().startswith("|"))],
         "callouts": re.findall(r"^:::\s*\{\.(callout-\w+)", body, flags=re.M),
-        "images": re.findall(r"!\[[^\n]*?\]\(([^)\s]+)", body),
+        # a figure's static file is drawn in each language: figures/x.en.svg is figures/x.zh.svg
+        "images": [re.sub(r"\.(en|zh)(\.\w+)$", r"\2", p) for p in re.findall(r"!\[[^\n]*?\]\(([^)\s]+)", body)],
     }
 
 

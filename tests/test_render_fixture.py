@@ -257,7 +257,7 @@ def test_search_index(book, profile):
 def pdftotext(pdf: Path) -> str:
     exe = shutil.which("pdftotext")
     if exe is None:
-        pytest.skip("pdftotext (poppler-utils) is not installed: apt-get install -y poppler-utils")
+        pytest.fail("pdftotext (poppler-utils) is not installed: apt-get install -y poppler-utils" + " (scripts/setup.sh installs it)")
     return subprocess.run([exe, "-layout", str(pdf), "-"], capture_output=True, text=True,
                           check=True).stdout
 

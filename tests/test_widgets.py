@@ -63,7 +63,7 @@ def _cell(box, key):
 def test_widget_shows_reference_values_and_roofline():
     from mlsysim.widgets import explorer
     box = explorer()
-    assert (box.accelerator.value, box.model.value, box.precision.value) == ("H100", "Llama3_70B", "fp8")
+    assert (box.accelerator.value, box.model.value, box.precision.value) == ("H100", "Llama3_1_70B", "fp8")
     # H100 SXM datasheet: 1,978.9 TFLOP/s dense fp8 (3,957.8 sparse / 2), 3.35 TB/s -> ridge 590.7 FLOP/byte
     assert _cell(box, "ridge_flop_per_byte") == "591"
     ridge = next(tr for tr in box.figure.data if tr.meta["key"] == "ridge")
@@ -89,7 +89,7 @@ def test_b200_keeps_fp8():
     so fp8 stays, and the decode/prefill ratio is π_fp8·b/(2β) = 4,500 TFLOP/s × 1 byte / (2 × 8 TB/s) =
     281.25 (HGX B200 datasheet; the same number as B200's bf16 ridge, 2,250/8 = 281, in the seed's sources)."""
     from mlsysim.widgets import explorer
-    box = explorer("H100", "Llama3_70B", "fp8")
+    box = explorer("H100", "Llama3_1_70B", "fp8")
     box.accelerator.value = "B200"
     assert box.precision.value == "fp8"
     assert _cell(box, "decode_to_prefill_ratio") == "281"
@@ -99,7 +99,7 @@ def test_b200_keeps_fp8():
 
 def test_unpublished_precision_is_replaced_by_the_nearest_and_said():
     from mlsysim.widgets import explorer
-    box = explorer("H100", "Llama3_70B", "fp8")
+    box = explorer("H100", "Llama3_1_70B", "fp8")
     box.accelerator.value = "A100_80GB"                    # A100 publishes no fp8: int8 has the same bytes
     assert "fp8" not in box.precision.options and box.precision.value == "int8"
     assert "fp8" in box.status.value and "int8" in box.status.value
