@@ -344,7 +344,6 @@ def _output_dir(root: Path, book: Book) -> Path:
 def render_books(root: Path, checked: list[CheckedProfile], opts: Options,
                  report: Report | None = None) -> None:
     """Render each book into a staging folder; replace ``_book/<lang>`` only when all of it succeeded."""
-    from . import render as R
     root = Path(root).resolve()
     staging_root = root / "_build" / "staging"
     todo = []
@@ -359,6 +358,7 @@ def render_books(root: Path, checked: list[CheckedProfile], opts: Options,
         todo.append((cp, key, dest))
     if not todo:
         return
+    from . import render as R   # pandoc, typst and BeautifulSoup: only when something is rendered
     if staging_root.exists():
         shutil.rmtree(staging_root)
     staging_root.mkdir(parents=True)
@@ -487,7 +487,7 @@ def run_variants(root: Path, books: list[Book], executed: dict[str, list[Execute
     for book, ch, ec in wanted:
         path = (root / ch.path).resolve()
         src = V.chunks(path, root)
-        choices = V.choices()
+        choices = V.choices(root)
         key = C.sha256_bytes(b"variants", environment.encode(), json.dumps(choices).encode(),
                              *(f"{f}:{n}".encode() + s.encode() for s, f, n in src))
         keyed.append((book, ch, ec, key))

@@ -58,10 +58,20 @@ def chunks(path: Path, root: Path) -> list[tuple[str, str, int]]:
     return out
 
 
-def choices() -> list[dict[str, str]]:
-    """Every registry accelerator × model (the precision is the appendix's)."""
-    from mlsysim import Hardware, Models
-    return [{"accelerator": a.name, "model": m.name} for a in Hardware.Cloud for m in Models.Language]
+def choices(root: Path | None = None) -> list[dict[str, str]]:
+    """Every registry accelerator × model (the precision is the appendix's), read from the registry's
+    data files in their order (without importing mlsysim: a no-change rebuild stays fast)."""
+    import tomllib
+    from .cache import mlsysim_dir
+    data = os.environ.get("MLSYSIM_DATA_DIR")
+    folder = Path(data) if data else (mlsysim_dir(root) or Path(".")) / "data"
+    names = {}
+    for kind, file in (("accelerator", "accelerators.toml"), ("model", "models.toml")):
+        try:
+            names[kind] = list(tomllib.loads((folder / file).read_text(encoding="utf-8")))
+        except (OSError, tomllib.TOMLDecodeError):
+            names[kind] = []   # the cells report the registry's own error
+    return [{"accelerator": a, "model": m} for a in names["accelerator"] for m in names["model"]]
 
 
 def _class_strs(ns: dict) -> dict[str, str]:
