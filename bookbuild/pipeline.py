@@ -131,8 +131,8 @@ def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
     env = dict(env or {})
     environment = C.environment_digest(root)   # resolves mlsysim as the chapters will, without importing it
     job_env = {**env, "BOOKBUILD_MARK_INLINE": "1"} if kind == "executed" else dict(env)
-    if store.enabled:   # figures drawn once for a given description (mlsysim.figures reads it)
-        job_env["MLSYSIM_FIGURE_CACHE"] = str(store.folder / "figures")
+    if store.enabled:   # figures and the explorer's data computed once for given inputs (mlsysim.diskcache)
+        job_env["MLSYSIM_CACHE"] = str(store.folder / "mlsysim")
     jobs: list[tuple[Job, str, Book]] = []
     results: dict[str, ExecutedChapter] = {}
     errors: list[BuildError] = []

@@ -202,7 +202,13 @@ def roofline_arrays(spec, lang: str) -> dict:
 # ───────────────────────────── data and page ─────────────────────────────
 
 def explorer_data(lang: str = "en", *, context: int = DEFAULT_CONTEXT) -> dict:
-    """Everything the explorer shows, computed now: values, display strings, rooflines, fallbacks."""
+    """Everything the explorer shows, computed now: values, display strings, rooflines, fallbacks.
+    (Kept between builds by :mod:`mlsysim.diskcache` when a build asks for it.)"""
+    from .diskcache import json_memo
+    return json_memo("explorer", (lang, int(context)), lambda: _explorer_data(lang, context=context))
+
+
+def _explorer_data(lang: str, *, context: int) -> dict:
     t = _text(lang)
     accels, models = list(Hardware.Cloud), list(Models.Language)
     all_prec = [p for p in PRECISION_BYTES if any(p in a.precisions for a in accels)]

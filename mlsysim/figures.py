@@ -924,30 +924,20 @@ def book_figure(spec: FigureSpec, out_dir="figures", *, lang: str | None = None)
 
 
 def _figure_cache(fingerprint: str, lang: str) -> Path | None:
-    """Where the SVG of this exact figure is kept between builds (``MLSYSIM_FIGURE_CACHE``, which
-    bookbuild sets): keyed by the figure's full description, its language, matplotlib's version and
-    this module's code, so a cached drawing is always the drawing this code would make."""
-    folder = os.environ.get("MLSYSIM_FIGURE_CACHE")
-    if not folder:
+    """Where the SVG of this exact figure is kept between builds (``MLSYSIM_CACHE``, which bookbuild
+    sets): keyed by the figure's full description, its language, matplotlib's version and the mlsysim
+    package's code, so a cached drawing is always the drawing this code would make."""
+    from . import diskcache
+    folder = diskcache.folder("figures")
+    if folder is None:
         return None
-    import hashlib
     import matplotlib
-    h = hashlib.sha256()
-    for part in (fingerprint, lang, matplotlib.__version__, hashlib.sha256(Path(__file__).read_bytes()).hexdigest()):
-        h.update(part.encode() if isinstance(part, str) else part)
-    return Path(folder) / f"{h.hexdigest()}.svg"
+    return folder / f"{diskcache.key('figure', fingerprint, lang, matplotlib.__version__)}.svg"
 
 
 def _store(target: Path, data: bytes) -> None:
-    import tempfile
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, target)
-    except OSError:
-        pass
+    from .diskcache import store
+    store(target, data)
 
 
 def _spec_fingerprint(spec: FigureSpec, lang: str) -> str:

@@ -220,7 +220,20 @@ def calibrate(measurements: Mapping[str, Measurement] | None = None, *, accelera
     """Every comparison, optionally only for one registry accelerator and/or model (names as in the registry)."""
     ms = MEASUREMENTS if measurements is None else measurements
     return [c for m in ms.values() if (accelerator is None or m.accelerator.name == accelerator)
-            and (model is None or m.model.name == model) for c in compare(m)]
+            and (model is None or m.model.name == model) for c in _compared(m)]
+
+
+#: the comparisons of each measurement, computed once per process (a Measurement is frozen and its
+#: floors depend only on it and the registry, which does not change while the process runs)
+_COMPARED: dict[int, tuple] = {}
+
+
+def _compared(m: Measurement) -> list:
+    hit = _COMPARED.get(id(m))
+    if hit is None or hit[0] is not m:
+        hit = (m, tuple(compare(m)))
+        _COMPARED[id(m)] = hit
+    return list(hit[1])
 
 
 def _show(metric: str, x: float) -> str:

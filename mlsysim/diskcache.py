@@ -1,0 +1,67 @@
+"""Results kept between processes, for the computations a book build repeats unchanged.
+
+Only where ``MLSYSIM_CACHE`` names a folder (bookbuild sets it to ``_build/cache/mlsysim``; nothing is
+kept otherwise). A result is keyed by its inputs AND by every file of the mlsysim package in use (its
+code and its registry data), so a cached result is always the one this code and data would compute.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable
+
+ENV = "MLSYSIM_CACHE"
+
+
+@lru_cache(maxsize=1)
+def package_digest() -> str:
+    """Every file of this package (code and data), and the registry folder MLSYSIM_DATA_DIR names."""
+    h = hashlib.sha256()
+    folders = [Path(__file__).parent]
+    if os.environ.get("MLSYSIM_DATA_DIR"):
+        folders.append(Path(os.environ["MLSYSIM_DATA_DIR"]))
+    for folder in folders:
+        for p in sorted(folder.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                h.update(p.relative_to(folder).as_posix().encode() + b"\0" + hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def folder(kind: str) -> Path | None:
+    base = os.environ.get(ENV)
+    return Path(base) / kind if base else None
+
+
+def key(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps([package_digest(), *parts], sort_keys=True, default=str).encode()).hexdigest()
+
+
+def store(path: Path, data: bytes) -> None:
+    """Write atomically (a temporary name, then a rename); a failure to write is not an error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def json_memo(kind: str, parts: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()``, or its JSON-stored result for the same ``parts`` and the same package."""
+    d = folder(kind)
+    if d is None:
+        return compute()
+    path = d / f"{key(kind, *parts)}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    value = compute()
+    store(path, json.dumps(value, sort_keys=True).encode("utf-8"))
+    return value
