@@ -147,7 +147,7 @@
   function choiceText(c) { return c.accelerator + ", " + c.model; }
 
   function clearMarks() {
-    each(document.querySelectorAll(".mlsysim-claim-marker"), function (n) { n.parentNode.removeChild(n); });
+    each(document.querySelectorAll(".mlsysim-claim-marker, .mlsysim-claim-flag"), function (n) { n.parentNode.removeChild(n); });
     each(document.querySelectorAll(".mlsysim-claim-broken"), function (n) { n.classList.remove("mlsysim-claim-broken"); });
     each(document.querySelectorAll(".mlsysim-fig-note"), function (n) { n.parentNode.removeChild(n); });
     if (summary) { summary.innerHTML = ""; summary.hidden = true; }
@@ -158,7 +158,17 @@
   }
   function markClaims(c) {
     var n = 0, loose = [];
-    (c.failed || []).forEach(function (g) {
+    function marker(g, tag) {
+      var m = el(tag, "mlsysim-claim-marker");
+      m.setAttribute("role", "note");
+      var icon = el("span", "mcm-icon", "⚠ ");
+      icon.setAttribute("aria-hidden", "true");
+      m.appendChild(icon);
+      m.appendChild(document.createTextNode(guardText(g)));
+      m.title = g.file + ":" + g.line;
+      return m;
+    }
+    (c.failed || []).forEach(function (g, gi) {
       var blocks = [];
       spans.forEach(function (s) {
         if ((g.protects || []).indexOf(s.getAttribute("data-attr")) < 0) return;
@@ -169,20 +179,29 @@
       if (!blocks.length) { loose.push(g); return; }
       blocks.forEach(function (b) {
         b.classList.add("mlsysim-claim-broken");
-        var m = el("span", "mlsysim-claim-marker");
-        m.setAttribute("role", "note");
-        var icon = el("span", "mcm-icon", "⚠ ");
-        icon.setAttribute("aria-hidden", "true");
-        m.appendChild(icon);
-        m.appendChild(document.createTextNode(guardText(g)));
-        m.title = g.file + ":" + g.line;
-        var host = b.tagName === "TR" ? (function () {
-          var cells = b.querySelectorAll("td, th"), hit = null;
-          each(cells, function (td) { if (!hit && td.querySelector(".mlsysim-v")) hit = td; });
-          return hit || cells[cells.length - 1] || b;
-        })() : b;
-        host.appendChild(m);
-        n++;
+        if (b.tagName !== "TR") { b.appendChild(marker(g, "span")); n++; return; }
+        /* a table row: a flag in the cell that holds the value, the message once under the table */
+        var cell = null;
+        each(b.querySelectorAll("td, th"), function (td) {
+          if (cell) return;
+          each(td.querySelectorAll(".mlsysim-v"), function (v) {
+            if ((g.protects || []).indexOf(v.getAttribute("data-attr")) >= 0) cell = td;
+          });
+        });
+        var table = b.closest("table"), id = "mlsysim-claim-" + (table.id || "t") + "-" + gi;
+        var note = document.getElementById(id);
+        if (!note) {
+          note = marker(g, "p");
+          note.id = id;
+          var after = table.parentNode.classList.contains("table-wrap") ? table.parentNode : table;
+          after.parentNode.insertBefore(note, after.nextSibling);
+          n++;
+        }
+        var flag = el("a", "mlsysim-claim-flag", "⚠");
+        flag.href = "#" + id;
+        flag.title = guardText(g);
+        flag.setAttribute("aria-label", guardText(g));
+        (cell || b.lastElementChild || b).appendChild(flag);
       });
     });
     if (loose.length && summary) {
