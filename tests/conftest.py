@@ -45,3 +45,20 @@ def executed_appendix(tmp_path_factory):
                               md_dir=out / lang, profile=lang)
         for lang, suffix in (("en", ""), ("zh", ".zh"))
     }
+
+
+#: headless Chromium for the browser tests (tests/test_browser_explorer.py, tests/test_reader_page.py):
+#: one Playwright instance per session, because the sync API cannot run two at once in one thread
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed "
+                                                                 "(pip install playwright)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()

@@ -20,8 +20,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run"]
 SOURCES_IGNORE = shutil.ignore_patterns(".git", "_book", "_build", "tests", "bench", ".pytest_cache", ".hypothesis",
                                         "__pycache__", ".benchmarks", "figures", ".ci", "scripts", ".venv")
 EN = "en/appendix/inference-cost.html"
@@ -42,16 +40,6 @@ def book(tmp_path_factory) -> Path:
                         "--root", str(dest)], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, f"bookbuild render failed:\n{r.stdout}\n{r.stderr}"
     return dest / "_book"
-
-
-@pytest.fixture(scope="session")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed "
-                                                                 "(pip install playwright)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture
