@@ -45,3 +45,21 @@ def executed_appendix(tmp_path_factory):
                               md_dir=out / lang, profile=lang)
         for lang, suffix in (("en", ""), ("zh", ".zh"))
     }
+
+
+#: headless Chromium for the browser tests (tests/test_browser_explorer.py, tests/test_reader_page.py):
+#: one Playwright instance per session, because the sync API cannot run two at once in one thread
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    # never skipped: scripts/setup.sh installs Debian's Chromium and the playwright package
+    assert CHROMIUM.exists(), "the browser tests need /usr/bin/chromium (Debian package chromium; scripts/setup.sh installs it)"
+    import playwright.sync_api as sync_api
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()

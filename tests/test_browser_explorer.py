@@ -18,8 +18,6 @@ from mlsysim.explorer import shown
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run"]
 SOURCES_IGNORE = shutil.ignore_patterns(".git", "_book", "_build", "tests", "bench", ".pytest_cache", ".hypothesis",
                                         "__pycache__", ".benchmarks", "figures", ".ci", "scripts")
 
@@ -39,14 +37,7 @@ def built_book(tmp_path_factory) -> Path:
     return render_book(tmp_path_factory.mktemp("browser-book") / "src")
 
 
-@pytest.fixture(scope="session")
-def browser():
-    assert CHROMIUM.exists(), "the browser tests need /usr/bin/chromium (Debian package chromium; scripts/setup.sh installs it)"
-    import playwright.sync_api as sync_api  # a test dependency: never skipped
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
-        yield b
-        b.close()
+# ``browser`` (one headless Chromium per session) is in conftest.py, shared with test_reader_page.py
 
 
 @pytest.fixture

@@ -1,1 +1,524 @@
-/* Reader features of a computed chapter (placeholder: written in the next step). */
+/* Reader features of a computed chapter, from the page's data script (window.MLSYSIM_PAGE =
+   {lang, provenance: PACKED, variants?: V}, see bookbuild/provenance.py pack/unpack and
+   bookbuild/variants.py):
+   - every computed number (span.mlsysim-v) explains itself on hover or keyboard focus;
+   - on a page with variants (the appendix) the reader chooses an accelerator and a model: the numbers
+     are replaced by the precomputed ones, the sentences whose guards fail are marked, figures that
+     keep showing the reference say so, and the choice lives in the URL (?accelerator=&model=);
+   - on a page without variants (the lecture) a choice in the URL is carried on and noted.
+   No libraries, nothing from the network; without JavaScript the page shows the reference. */
+(function () {
+  "use strict";
+  var P = window.MLSYSIM_PAGE;
+  if (!P) return;
+  var lang = P.lang === "zh" ? "zh" : "en";
+  var L = {
+    en: {
+      legend: "Hardware for this page",
+      intro: "Recompute this appendix for another accelerator or model (weights at 8 bits). The default is the reference.",
+      accel: "Accelerator", model: "Model", reset: "Reference",
+      node: "Node", precision: "weights",
+      noRate: function (a, p, u) { return a + " publishes no " + p + " rate: " + u + " is used"; },
+      cannot: "This choice cannot be computed: ",
+      kept: "The page still shows ",
+      unknown: function (k, v) { return "Unknown " + k + " “" + v + "” in the address: ignored."; },
+      broken: function (n) { return n + " claim" + (n === 1 ? "" : "s") + " on this page do" + (n === 1 ? "es" : "") + " not hold for this choice (marked below)."; },
+      summary: "Claims that do not hold for this choice:",
+      claimPrefix: "",
+      figNote: function (r) { return "This figure shows the reference (" + r + "), not the choice at the top of the page."; },
+      lectureNote: function (c) { return "The numbers on this page are computed for the book’s reference hardware; the choice " + c + " applies to the appendix only."; },
+      shownFor: function (c, v) { return "Shown for " + c + ": " + v + "."; },
+      refInputs: function (r, v) { return "The steps and inputs below are the reference’s (" + r + "), for which this value is " + v + "."; },
+      steps: "How it is computed", inputs: "Inputs", scenario: "scenario", source: "Source",
+      noExpl: "No derivation recorded for this value.", fnLabel: "function",
+      stop: ".", colon: ": "
+    },
+    zh: {
+      legend: "本页所用硬件",
+      intro: "为其他加速器或模型重新计算本附录（权重为 8 位）。默认为参考配置。",
+      accel: "加速器", model: "模型", reset: "参考配置",
+      node: "节点", precision: "权重",
+      noRate: function (a, p, u) { return a + " 未公布 " + p + " 算力：改用 " + u; },
+      cannot: "无法为此选择计算：",
+      kept: "本页仍显示 ",
+      unknown: function (k, v) { return "地址中的" + (k === "accelerator" ? "加速器" : "模型") + "“" + v + "”未知，已忽略。"; },
+      broken: function (n) { return "本页有 " + n + " 处论断对所选硬件不成立（已在下文标出）。"; },
+      summary: "对所选硬件不成立的论断：",
+      claimPrefix: "此处论断对所选硬件不成立：",
+      figNote: function (r) { return "此图显示的是参考配置（" + r + "），而非页首所选的硬件。"; },
+      lectureNote: function (c) { return "本页数字按本书的参考硬件计算；所选的 " + c + " 只用于附录。"; },
+      shownFor: function (c, v) { return "按 " + c + " 计算：" + v + "。"; },
+      refInputs: function (r, v) { return "下列步骤与输入均为参考配置（" + r + "）的值，参考配置下此值为 " + v + "。"; },
+      steps: "计算过程", inputs: "输入", scenario: "情景", source: "来源",
+      noExpl: "此数值没有记录推导。", fnLabel: "函数",
+      stop: "。", colon: "："
+    }
+  }[lang];
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  function each(list, f) { Array.prototype.forEach.call(list, f); }
+
+  /* ---------- provenance: a port of bookbuild.provenance.unpack ---------- */
+  function unpack(packed) {
+    var out = {};
+    if (!packed || !packed.values) return out;
+    function full(i) {
+      var d = {}, src = packed.items[i] || {};
+      for (var k in src) d[k] = src[k];
+      if (typeof d.source === "number") d.source = packed.sources[d.source];
+      if (typeof d.function === "string") d.function = packed.functions[d.function] || { name: d.function };
+      return d;
+    }
+    Object.keys(packed.values).forEach(function (k) {
+      var e = packed.values[k], c = {};
+      for (var key in e) c[key] = e[key];
+      c.steps = (e.steps || []).map(full);
+      c.inputs = (e.inputs || []).map(full);
+      out[k] = c;
+    });
+    return out;
+  }
+  var PROV = unpack(P.provenance);
+  window.MLSYSIM_EXPLAIN = PROV;
+
+  var spans = Array.prototype.slice.call(document.querySelectorAll(".mlsysim-v"));
+  spans.forEach(function (s) {
+    if (!s.hasAttribute("data-ref")) s.setAttribute("data-ref", s.textContent);
+    s.tabIndex = 0;
+  });
+
+  /* ---------- the choice ---------- */
+  var V = P.variants;
+  var article = document.querySelector("article.chapter") || document.querySelector("main") || document.body;
+  var heading = article.querySelector("h1");
+  var params = new URLSearchParams(window.location.search);
+  var current = null;          /* the applied choice's key "ACCEL|MODEL"; null = reference */
+  var currentLabel = "";
+
+  function insertTop(node) {
+    if (heading && heading.parentNode === article) article.insertBefore(node, heading.nextSibling);
+    else article.insertBefore(node, article.firstChild);
+  }
+  function labelOf(list, name) {
+    for (var i = 0; i < list.length; i++) if (list[i].name === name) return list[i].label;
+    return null;
+  }
+  function queryString() {
+    var q = params.toString();
+    return q ? "?" + q : "";
+  }
+  /* carry ?accelerator=&model= on links to the book's other pages (language switch, lecture, sidebar) */
+  function carryQuery() {
+    var keep = new URLSearchParams();
+    ["accelerator", "model"].forEach(function (k) { if (params.get(k)) keep.set(k, params.get(k)); });
+    var q = keep.toString();
+    each(document.querySelectorAll("a[href]"), function (a) {
+      var href = a.getAttribute("href");
+      if (/^[a-z]+:|^\/\/|^#/i.test(href)) return;            /* external, data:, same-page anchors */
+      var m = /^([^?#]*\.html)(\?[^#]*)?(#.*)?$/.exec(href);
+      if (!m) return;
+      if (!a.hasAttribute("data-href")) a.setAttribute("data-href", m[1] + (m[3] || ""));
+      var base = a.getAttribute("data-href"), hash = base.indexOf("#");
+      var path = hash < 0 ? base : base.slice(0, hash), frag = hash < 0 ? "" : base.slice(hash);
+      a.setAttribute("href", path + (q ? "?" + q : "") + frag);
+    });
+  }
+
+  var status = null, summary = null, selA = null, selM = null, lastLines = [];
+  var refKey = V ? V.reference.accelerator + "|" + V.reference.model : "";
+  var refLabel = V ? labelOf(V.accelerators, V.reference.accelerator) + ", " + labelOf(V.models, V.reference.model) : "";
+
+  function translateNote(note) {
+    if (lang !== "zh" || !note) return note;
+    var m = /^(.*) publishes no (\S+) rate: (\S+) is used$/.exec(note);
+    return m ? L.noRate(m[1], m[2], m[3]) : note;
+  }
+  function translateError(err) {
+    var msg = String(err).replace(/^[A-Za-z]+Error:\s*/, "");
+    if (lang !== "zh") return msg;
+    var m = /the weights and reserve \(([^)]*)\) do not fit in ([^:]*)/.exec(msg);
+    return m ? "权重与预留（" + m[1] + "）放不进 " + m[2] + "：没有内存留给注意力状态" : msg;
+  }
+  function choiceText(c) { return c.accelerator + ", " + c.model; }
+
+  function clearMarks() {
+    each(document.querySelectorAll(".mlsysim-claim-marker, .mlsysim-claim-flag"), function (n) { n.parentNode.removeChild(n); });
+    each(document.querySelectorAll(".mlsysim-claim-broken"), function (n) { n.classList.remove("mlsysim-claim-broken"); });
+    each(document.querySelectorAll(".mlsysim-fig-note"), function (n) { n.parentNode.removeChild(n); });
+    if (summary) { summary.innerHTML = ""; summary.hidden = true; }
+  }
+  function guardText(g) {
+    if (lang === "zh") return g.zh ? g.zh : L.claimPrefix + g.message;
+    return g.message;
+  }
+  function markClaims(c) {
+    var n = 0, loose = [];
+    function marker(g, tag) {
+      var m = el(tag, "mlsysim-claim-marker");
+      m.setAttribute("role", "note");
+      var icon = el("span", "mcm-icon", "⚠ ");
+      icon.setAttribute("aria-hidden", "true");
+      m.appendChild(icon);
+      m.appendChild(document.createTextNode(guardText(g)));
+      m.title = g.file + ":" + g.line;
+      return m;
+    }
+    (c.failed || []).forEach(function (g, gi) {
+      var blocks = [];
+      spans.forEach(function (s) {
+        if ((g.protects || []).indexOf(s.getAttribute("data-attr")) < 0) return;
+        if (s.closest(".mlsysim-choice")) return;
+        var b = s.closest("li, tr, p, dd, figcaption, caption, blockquote") || s.parentNode;
+        if (blocks.indexOf(b) < 0) blocks.push(b);
+      });
+      if (!blocks.length) { loose.push(g); return; }
+      blocks.forEach(function (b) {
+        b.classList.add("mlsysim-claim-broken");
+        if (b.tagName !== "TR") { b.appendChild(marker(g, "span")); n++; return; }
+        /* a table row: a flag in the cell that holds the value, the message once under the table */
+        var cell = null;
+        each(b.querySelectorAll("td, th"), function (td) {
+          if (cell) return;
+          each(td.querySelectorAll(".mlsysim-v"), function (v) {
+            if ((g.protects || []).indexOf(v.getAttribute("data-attr")) >= 0) cell = td;
+          });
+        });
+        var table = b.closest("table"), id = "mlsysim-claim-" + (table.id || "t") + "-" + gi;
+        var note = document.getElementById(id);
+        if (!note) {
+          note = marker(g, "p");
+          note.id = id;
+          var after = table.parentNode.classList.contains("table-wrap") ? table.parentNode : table;
+          after.parentNode.insertBefore(note, after.nextSibling);
+          n++;
+        }
+        var flag = el("a", "mlsysim-claim-flag", "⚠");
+        flag.href = "#" + id;
+        flag.title = guardText(g);
+        flag.setAttribute("aria-label", guardText(g));
+        (cell || b.lastElementChild || b).appendChild(flag);
+      });
+    });
+    if (loose.length && summary) {
+      summary.appendChild(el("p", "mcs-title", L.summary));
+      var ul = el("ul");
+      loose.forEach(function (g) {
+        var li = el("li", "mlsysim-claim-marker-summary", guardText(g));
+        li.title = g.file + ":" + g.line;
+        ul.appendChild(li);
+      });
+      summary.appendChild(ul);
+      summary.hidden = false;
+    }
+    return n + loose.length;
+  }
+  function noteFigures() {
+    each(article.querySelectorAll("figure"), function (f) {
+      if (!f.querySelector(".mlsysim-plot, img, svg") || f.closest("#mlsysim-explorer")) return;
+      if (f.id === "mlsysim-explorer-roofline" && explorerSynced) return;   /* follows the choice */
+      var n = el("p", "mlsysim-fig-note", L.figNote(refLabel));
+      n.setAttribute("role", "note");
+      f.appendChild(n);
+    });
+  }
+  var explorerSynced = false;
+  function syncExplorer(a, m) {
+    var ea = document.getElementById("mlsysim-explorer-accelerator");
+    var em = document.getElementById("mlsysim-explorer-model");
+    explorerSynced = false;
+    if (!ea || !em) return;
+    var hasA = ea.querySelector('option[value="' + a + '"]'), hasM = em.querySelector('option[value="' + m + '"]');
+    if (!hasA || !hasM) return;
+    if (ea.value !== a) { ea.value = a; ea.dispatchEvent(new Event("change")); }
+    if (em.value !== m) { em.value = m; em.dispatchEvent(new Event("change")); }
+    explorerSynced = true;
+  }
+
+  function setStatus(lines) {
+    if (!status) return;
+    status.innerHTML = "";
+    lines.forEach(function (t) {
+      if (!t) return;
+      var p = el("p", t.cls || "", t.text);
+      status.appendChild(p);
+    });
+  }
+
+  /* apply a choice; returns false (and changes nothing) when the choice cannot be computed */
+  function apply(a, m, extra) {
+    var key = a + "|" + m, c = V.choices[key];
+    var lines = (extra || []).slice();
+    if (!c) return false;
+    if (c.error) {
+      var prev = current ? V.choices[current] : V.choices[refKey];
+      lines.push({ cls: "mcs-error", text: L.cannot + c.accelerator + ", " + c.model + L.colon + translateError(c.error) + L.stop });
+      lines.push({ cls: "mcs-error", text: L.kept + choiceText(prev) + L.stop });
+      setStatus(lastLines.concat(lines));
+      return false;
+    }
+    clearMarks();
+    var idx = {};
+    V.attrs.forEach(function (k, i) { idx[k] = i; });
+    var isRef = key === refKey;
+    spans.forEach(function (s) {
+      var i = idx[s.getAttribute("data-attr")];
+      var v = (!isRef && i !== undefined && c.v) ? c.v[i] : null;
+      var ref = s.getAttribute("data-ref");
+      if (v === null || v === undefined) { s.textContent = ref; s.classList.remove("mlsysim-v-changed"); }
+      else { s.textContent = v; s.classList.toggle("mlsysim-v-changed", v !== ref); }
+    });
+    current = isRef ? null : key;
+    currentLabel = choiceText(c);
+    var info = L.node + L.colon + c.node + " · " + L.precision + L.colon + c.precision;
+    lines.unshift({ cls: "mcs-info", text: info });
+    if (c.note) lines.push({ cls: "mcs-note", text: translateNote(c.note) + L.stop });
+    var broken = isRef ? 0 : markClaims(c);
+    if (broken) lines.push({ cls: "mcs-broken", text: L.broken(broken) });
+    syncExplorer(a, m);
+    if (!isRef) noteFigures();
+    setStatus(lines);
+    lastLines = lines;
+    document.documentElement.setAttribute("data-mlsysim-choice", isRef ? "reference" : key);
+    return true;
+  }
+
+  function updateUrl(a, m) {
+    if (a === V.reference.accelerator && m === V.reference.model) { params.delete("accelerator"); params.delete("model"); }
+    else { params.set("accelerator", a); params.set("model", m); }
+    try { history.replaceState(null, "", window.location.pathname + queryString() + window.location.hash); }
+    catch (e) { /* file: pages in some browsers */ }
+    carryQuery();
+  }
+
+  function buildChoice() {
+    var box = el("section", "mlsysim-choice");
+    box.id = "mlsysim-choice";
+    box.setAttribute("aria-label", L.legend);
+    box.setAttribute("lang", lang);
+    box.appendChild(el("p", "mc-intro", L.intro));
+    var row = el("div", "mc-row");
+    function select(id, text, list) {
+      var lab = el("label", "mc-label");
+      lab.appendChild(el("span", "", text));
+      var s = el("select");
+      s.id = id;
+      list.forEach(function (o) {
+        var opt = el("option", "", o.label);
+        opt.value = o.name;
+        s.appendChild(opt);
+      });
+      lab.appendChild(s);
+      row.appendChild(lab);
+      return s;
+    }
+    selA = select("mlsysim-choice-accelerator", L.accel, V.accelerators);
+    selM = select("mlsysim-choice-model", L.model, V.models);
+    var reset = el("button", "mc-reset", L.reset);
+    reset.type = "button";
+    row.appendChild(reset);
+    box.appendChild(row);
+    status = el("div", "mc-status");
+    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");
+    box.appendChild(status);
+    summary = el("div", "mc-summary");
+    summary.hidden = true;
+    box.appendChild(summary);
+    insertTop(box);
+
+    function onChange() {
+      if (apply(selA.value, selM.value)) updateUrl(selA.value, selM.value);
+    }
+    selA.addEventListener("change", onChange);
+    selM.addEventListener("change", onChange);
+    reset.addEventListener("click", function () {
+      selA.value = V.reference.accelerator;
+      selM.value = V.reference.model;
+      onChange();
+    });
+
+    /* the choice in the address */
+    var a = params.get("accelerator"), m = params.get("model"), extra = [];
+    if (a && !labelOf(V.accelerators, a)) { extra.push({ cls: "mcs-note", text: L.unknown("accelerator", a) }); a = null; }
+    if (m && !labelOf(V.models, m)) { extra.push({ cls: "mcs-note", text: L.unknown("model", m) }); m = null; }
+    a = a || V.reference.accelerator;
+    m = m || V.reference.model;
+    selA.value = a;
+    selM.value = m;
+    if (!apply(a, m, extra)) {
+      var lines = status ? Array.prototype.map.call(status.childNodes, function (p) { return { cls: p.className, text: p.textContent }; }) : [];
+      apply(V.reference.accelerator, V.reference.model, lines);
+      current = null;
+    }
+    updateUrl(current ? current.split("|")[0] : V.reference.accelerator, current ? current.split("|")[1] : V.reference.model);
+  }
+
+  if (V && V.choices && V.attrs) {
+    buildChoice();
+  } else {
+    var qa = params.get("accelerator"), qm = params.get("model");
+    if (qa || qm) {
+      var note = el("p", "mlsysim-lecture-note", L.lectureNote([qa, qm].filter(Boolean).join(", ")));
+      note.setAttribute("role", "note");
+      insertTop(note);
+    }
+    carryQuery();
+  }
+
+  /* ---------- the explanation popover ---------- */
+  var tip = el("div", "mlsysim-tip");
+  tip.id = "mlsysim-tip";
+  tip.setAttribute("role", "tooltip");
+  tip.hidden = true;
+  document.body.appendChild(tip);
+  var owner = null, hideTimer = null;
+
+  function add(parent, tag, cls, text) { var e = el(tag, cls, text); parent.appendChild(e); return e; }
+  function tidy(x) { return String(x).replace(/\.(to|m_as)\([^()]*\)/g, "").replace(/\.magnitude\b/g, ""); }
+  function valueUnit(d) { return (d.value != null ? d.value : "") + (d.unit ? " " + d.unit : ""); }
+  function fnLine(parent, f) {
+    if (!f) return;
+    var p = add(parent, "div", "mt-fn");
+    add(p, "code", "", f.name);
+    if (f.equation) { p.appendChild(document.createTextNode(": ")); add(p, "span", "mt-eq", f.equation); }
+    if (f.ref && document.getElementById(f.ref)) {
+      p.appendChild(document.createTextNode(" "));
+      var a = add(p, "a", "", "(" + f.ref + ")");
+      a.href = "#" + f.ref;
+      var ref = document.querySelector('a[href="#' + f.ref + '"].quarto-xref');
+      if (ref) a.textContent = "(" + ref.textContent + ")";
+    }
+  }
+  function fill(span) {
+    var e = PROV[span.getAttribute("data-attr")];
+    tip.innerHTML = "";
+    var head = add(tip, "div", "mt-head");
+    add(head, "span", "mt-name", e ? (e.name && (e.name[lang] || e.name.en)) || e.attr : span.getAttribute("data-attr"));
+    add(head, "span", "mt-val", span.textContent);
+    if (current && span.textContent !== span.getAttribute("data-ref")) {
+      add(tip, "p", "mt-choice", L.shownFor(currentLabel, span.textContent) + " " +
+        L.refInputs(refLabel, span.getAttribute("data-ref")));
+    } else if (current) {
+      add(tip, "p", "mt-choice", L.refInputs(refLabel, span.getAttribute("data-ref")));
+    }
+    if (!e) { add(tip, "p", "mt-none", L.noExpl); return; }
+    if (e.expr) { var f = add(tip, "div", "mt-expr"); add(f, "code", "", e.expr); }
+    if (e.steps && e.steps.length) {
+      add(tip, "div", "mt-h", L.steps);
+      var ol = add(tip, "ol", "mt-steps");
+      e.steps.forEach(function (s) {
+        var li = add(ol, "li");
+        add(li, "code", "", s.name + (s.expr ? " = " + tidy(s.expr) : ""));
+        if (s.value != null) { li.appendChild(document.createTextNode(" → ")); add(li, "b", "", valueUnit(s)); }
+        fnLine(li, s.function);
+      });
+    }
+    if (e.inputs && e.inputs.length) {
+      add(tip, "div", "mt-h", L.inputs);
+      var ul = add(tip, "ul", "mt-inputs");
+      e.inputs.forEach(function (d) {
+        var li = add(ul, "li");
+        if (d.entry) add(li, "span", "mt-entry", d.entry + " · ");
+        add(li, "code", "", d.name);
+        if (d.value != null) { li.appendChild(document.createTextNode(" = ")); add(li, "b", "", valueUnit(d)); }
+        if (d.scenario) add(li, "div", "mt-scn", L.scenario + ": " + d.scenario);
+        if (d.note) add(li, "div", "mt-note", d.note);
+        fnLine(li, d.function);
+        var s = d.source;
+        if (s && typeof s === "object") {
+          var sd = add(li, "div", "mt-src");
+          sd.appendChild(document.createTextNode(L.source + ": "));
+          var t = (s.publisher ? s.publisher + ", " : "") + (s.title || s.url || "");
+          if (s.url && /^https?:\/\//.test(s.url)) {
+            var a = add(sd, "a", "", t);
+            a.href = s.url;
+            a.rel = "noopener";
+          } else sd.appendChild(document.createTextNode(t));
+          if (s.note) add(sd, "div", "mt-note", s.note);
+        }
+      });
+    }
+  }
+  function place(span) {
+    var rects = span.getClientRects(), r = rects.length ? rects[0] : span.getBoundingClientRect();
+    var bar = document.querySelector(".topbar"), barH = bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
+    tip.style.left = "0px";
+    tip.style.top = "0px";
+    tip.style.maxHeight = "";
+    var w = tip.offsetWidth, h = tip.offsetHeight, vw = document.documentElement.clientWidth, vh = window.innerHeight;
+    var below = vh - r.bottom - 10, above = r.top - barH - 10;
+    var under = h <= below || (h > above && below >= above);
+    var room = under ? below : above;
+    if (h > room) { tip.style.maxHeight = Math.max(100, room) + "px"; h = tip.offsetHeight; }
+    var top = under ? r.bottom + 6 : r.top - h - 6;
+    var left = Math.min(Math.max(8, r.left), Math.max(8, vw - w - 8));
+    tip.style.left = (left + window.scrollX) + "px";
+    tip.style.top = (top + window.scrollY) + "px";
+  }
+  function show(span) {
+    clearTimeout(hideTimer);
+    if (owner && owner !== span) owner.removeAttribute("aria-describedby");
+    owner = span;
+    fill(span);
+    tip.hidden = false;
+    span.setAttribute("aria-describedby", "mlsysim-tip");
+    span.classList.add("mlsysim-v-open");
+    place(span);
+  }
+  function hide() {
+    clearTimeout(hideTimer);
+    tip.hidden = true;
+    if (owner) { owner.removeAttribute("aria-describedby"); owner.classList.remove("mlsysim-v-open"); }
+    owner = null;
+  }
+  function later() { clearTimeout(hideTimer); hideTimer = setTimeout(hide, 250); }
+  function spanOf(t) { return t && t.closest ? t.closest(".mlsysim-v") : null; }
+
+  document.addEventListener("mouseover", function (ev) {
+    var s = spanOf(ev.target);
+    if (s) show(s);
+    else if (tip.contains(ev.target)) clearTimeout(hideTimer);
+  });
+  document.addEventListener("mouseout", function (ev) {
+    var s = spanOf(ev.target) || (tip.contains(ev.target) ? tip : null);
+    if (!s || !owner) return;
+    var to = ev.relatedTarget;
+    if (to && (tip.contains(to) || owner.contains(to))) return;
+    if (document.activeElement === owner) return;
+    later();
+  });
+  document.addEventListener("focusin", function (ev) {
+    var s = spanOf(ev.target);
+    if (s) show(s);
+    else if (!tip.contains(ev.target)) hide();
+  });
+  document.addEventListener("focusout", function (ev) {
+    if (!owner) return;
+    var to = ev.relatedTarget;
+    if (to && (tip.contains(to) || spanOf(to))) return;
+    if (spanOf(ev.target) || tip.contains(ev.target)) later();
+  });
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key === "Escape" && owner) {
+      var o = owner;
+      hide();
+      if (document.activeElement !== o && tip.contains(document.activeElement)) o.focus();
+      ev.stopPropagation();
+    } else if ((ev.key === "Enter" || ev.key === " ") && spanOf(ev.target)) {
+      var s2 = spanOf(ev.target);
+      if (owner === s2) hide(); else show(s2);
+      ev.preventDefault();
+    }
+  });
+  document.addEventListener("click", function (ev) {
+    var s = spanOf(ev.target);
+    if (s) { if (owner !== s) show(s); }
+    else if (owner && !tip.contains(ev.target)) hide();
+  });
+  window.addEventListener("resize", function () { if (owner) place(owner); });
+})();

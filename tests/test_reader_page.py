@@ -1,0 +1,280 @@
+"""Headless Chromium reads the built appendix as a reader would: the hardware choice at the top of the
+page (assets/reader.js), the claims it breaks, and the explanation behind every computed number.
+
+The book is rendered (HTML only) once per session from a copy of the sources. Expected numbers come
+from ``python -m mlsysim reference`` (the library's command line, not the page's data), formatted here
+by hand as the book prints them; every page load asserts that nothing was requested from the network
+and that no script error happened. Skipped only where /usr/bin/chromium is absent.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+SOURCES_IGNORE = shutil.ignore_patterns(".git", "_book", "_build", "tests", "bench", ".pytest_cache", ".hypothesis",
+                                        "__pycache__", ".benchmarks", "figures", ".ci", "scripts", ".venv")
+EN = "en/appendix/inference-cost.html"
+ZH = "zh/appendix/inference-cost.zh.html"
+LECTURE_EN = "en/lectures/lecture19-agent-stalls.html"
+BAD_TEXT = {"", "nan", "inf", "-inf", "none", "undefined", "null"}
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="headless browser test needs /usr/bin/chromium "
+                                                              "(Debian package chromium), which is not installed")
+
+
+@pytest.fixture(scope="session")
+def book(tmp_path_factory) -> Path:
+    """The book's sources copied and rendered to HTML once (a parallel build of the tree is not disturbed)."""
+    dest = tmp_path_factory.mktemp("reader-book") / "src"
+    shutil.copytree(ROOT, dest, ignore=SOURCES_IGNORE, dirs_exist_ok=True)
+    r = subprocess.run([sys.executable, "-m", "bookbuild", "render", "--profile", "all", "--formats", "html",
+                        "--root", str(dest)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, f"bookbuild render failed:\n{r.stdout}\n{r.stderr}"
+    return dest / "_book"
+
+
+@pytest.fixture
+def open_page(browser, book):
+    """Open a built page (with an optional query); at the end, no network request and no script error.
+    plotly.js is replaced by an empty script unless ``plotly=True`` (the page works without it)."""
+    pages = []
+
+    def open_(path: str, query: str = "", plotly: bool = False):
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        page.external, page.errors = [], []
+
+        def guard(route):
+            if route.request.url.startswith(("file:", "data:", "about:")):
+                route.continue_()
+            else:
+                page.external.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", guard)
+        if not plotly:  # drawing six figures takes seconds; figures have their own tests (test_browser_explorer)
+            page.route("**/assets/vendor/plotly-basic.min.js",
+                       lambda route: route.fulfill(body="/* not drawn here */", content_type="text/javascript"))
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        page.goto((book / path).as_uri() + query)
+        page.wait_for_load_state("load")
+        pages.append(page)
+        return page
+
+    yield open_
+    for p in pages:
+        assert p.external == [], p.external
+        assert p.errors == [], p.errors
+        p.close()
+
+
+@lru_cache(maxsize=None)
+def cli_reference(accel: str, model: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "mlsysim", "reference", "-a", accel, "-m", model, "--json"],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def book_number(x: float, decimals: int) -> str:
+    """As the book prints numbers: rounded half up, thousands separators."""
+    q = Decimal(repr(x)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    return f"{q:,.{decimals}f}"
+
+
+SECTION_VALUES = """sel => { const out = {}; let n = document.getElementById(sel).nextElementSibling;
+    while (n && n.tagName !== 'H2') {
+        n.querySelectorAll('.mlsysim-v').forEach(s => {
+            (out[s.dataset.attr] = out[s.dataset.attr] || []).push(s.textContent); });
+        n = n.nextElementSibling; }
+    return out; }"""
+
+
+@pytest.mark.parametrize("path", [EN, ZH])
+def test_choice_in_the_address_recomputes_the_first_section(open_page, path):
+    page = open_page(path, "?accelerator=B200")
+    ref = cli_reference("B200", "Llama3_1_70B")
+    # the CLI: 281.25 decode/prefill, 562.5 FLOP/byte, 8.825 ms on B200 (fp8, 8 TB/s, 4.5 PFLOP/s dense)
+    expected = {"ServingRef.ratio_str": book_number(ref["decode_to_prefill_ratio"], 0),
+                "ServingRef.ridge_str": book_number(ref["ridge_flop_per_byte"], 0),
+                "ServingRef.t_dec_val_str": book_number(ref["decode_floor_s"] * 1e3, 1)}
+    assert expected == {"ServingRef.ratio_str": "281", "ServingRef.ridge_str": "563",
+                        "ServingRef.t_dec_val_str": "8.8"}
+    shown = page.evaluate(SECTION_VALUES, "sec-vol3-appendix-inference-roofline")
+    for attr, text in expected.items():
+        assert shown.get(attr) and set(shown[attr]) == {text}, (attr, shown.get(attr))
+    assert page.input_value("#mlsysim-choice-accelerator") == "B200"
+    assert page.input_value("#mlsysim-choice-model") == "Llama3_1_70B"
+    assert "model=Llama3_1_70B" in page.url and "accelerator=B200" in page.url
+
+
+@pytest.mark.parametrize("path, prefix", [(EN, ""), (ZH, "此处论断对所选硬件不成立：")])
+def test_a_failing_guard_marks_its_sentence(open_page, path, prefix):
+    page = open_page(path)
+    assert page.locator(".mlsysim-claim-broken, .mlsysim-claim-marker").count() == 0   # the reference holds
+    page.select_option("#mlsysim-choice-accelerator", "B200")
+    concurrency = f"{cli_reference('B200', 'Llama3_1_70B')['resident_trajectories']:,}"
+    block = page.locator("p.mlsysim-claim-broken", has=page.locator(
+        ".mlsysim-v[data-attr='ServingRef.conc_agent_str']")).first
+    assert block.locator(".mlsysim-v[data-attr='ServingRef.conc_agent_str']").first.inner_text() == concurrency
+    marker = block.locator(".mlsysim-claim-marker")
+    assert marker.count() == 1 and marker.get_attribute("role") == "note" and marker.is_visible()
+    text = marker.inner_text()
+    assert "Node concurrency at 32k must match the KV chapter (48)" in text
+    assert prefix in text and (not prefix or text.index(prefix) < text.index("Node concurrency"))
+    # back at the reference every mark is gone and the text is the book's again
+    page.select_option("#mlsysim-choice-accelerator", "H100")
+    assert page.locator(".mlsysim-claim-broken, .mlsysim-claim-marker, .mlsysim-fig-note").count() == 0
+    assert page.locator(".mlsysim-v[data-attr='ServingRef.conc_agent_str']").first.inner_text() == "48"
+    assert "accelerator=" not in page.url
+
+
+def test_every_accelerator_gives_printable_numbers(open_page):
+    page = open_page(EN)
+    variants = page.evaluate("window.MLSYSIM_PAGE.variants")
+    ref_model = variants["reference"]["model"]
+    models = [m["name"] for m in variants["models"]]
+    for acc in (a["name"] for a in variants["accelerators"]):
+        fits = [m for m in [ref_model] + models if "error" not in variants["choices"][f"{acc}|{m}"]]
+        assert fits, f"no model fits {acc}"
+        page.select_option("#mlsysim-choice-accelerator", acc)
+        page.select_option("#mlsysim-choice-model", fits[0])
+        applied = page.get_attribute("html", "data-mlsysim-choice")
+        assert applied in (f"{acc}|{fits[0]}", "reference"), applied
+        texts = page.eval_on_selector_all(".mlsysim-v", "els => els.map(e => e.textContent.trim())")
+        assert len(texts) > 50
+        bad = [t for t in texts if t.lower() in BAD_TEXT or "nan" in t.lower().split() or "undefined" in t]
+        assert not bad, (acc, fits[0], bad)
+
+
+def test_a_choice_that_cannot_be_computed_keeps_the_page(open_page):
+    # Llama-3.1-70B at 8 bits is 70.6 GB of weights; a TPU v5e host holds 8 x 16 GB = 128 GB,
+    # less than the weights plus the runtime reserve the appendix assumes per device
+    page = open_page(EN, "?accelerator=TPUv5e")
+    status = page.inner_text("#mlsysim-choice .mc-status")
+    assert "cannot be computed" in status and "do not fit" in status, status
+    assert page.locator(".mlsysim-v[data-attr='ServingRef.ratio_str']").first.inner_text() == "295"
+    page.select_option("#mlsysim-choice-model", "Llama3_8B")
+    assert page.get_attribute("html", "data-mlsysim-choice") == "TPUv5e|Llama3_8B"
+    assert "int8" in page.inner_text("#mlsysim-choice .mc-status")            # no fp8 rate: says what is used
+    page.select_option("#mlsysim-choice-model", "Llama3_1_70B")                   # not applied, explained
+    assert page.get_attribute("html", "data-mlsysim-choice") == "TPUv5e|Llama3_8B"
+    assert "model=Llama3_8B" in page.url
+    zh = open_page(ZH, "?accelerator=TPUv5e&model=Llama3_1_70B")
+    zstatus = zh.inner_text("#mlsysim-choice .mc-status")
+    assert "无法为此选择计算" in zstatus and "放不进" in zstatus, zstatus
+    zh2 = open_page(ZH, "?accelerator=TPUv5p")
+    assert "未公布 fp8 算力" in zh2.inner_text("#mlsysim-choice .mc-status")
+
+
+def test_unknown_names_in_the_address_are_ignored_with_a_note(open_page):
+    page = open_page(EN, "?accelerator=H900&model=Llama3_8B")
+    assert "H900" in page.inner_text("#mlsysim-choice .mc-status")
+    assert page.input_value("#mlsysim-choice-accelerator") == "H100"
+    assert page.get_attribute("html", "data-mlsysim-choice") == "H100|Llama3_8B"
+
+
+def test_figures_say_they_show_the_reference(open_page):
+    page = open_page(EN, "?accelerator=MI300X&model=Llama3_1_70B", plotly=True)
+    figures = page.locator("article figure:has(.mlsysim-plot):not(#mlsysim-explorer-roofline)")
+    assert figures.count() >= 5
+    for i in range(figures.count()):
+        note = figures.nth(i).locator(".mlsysim-fig-note")
+        assert note.count() == 1 and "H100" in note.inner_text() and "Llama-3.1-70B" in note.inner_text()
+    # the explorer follows the choice instead
+    assert page.get_attribute("#mlsysim-explorer", "data-accelerator") == "MI300X"
+    page.click("#mlsysim-choice .mc-reset")
+    assert page.locator(".mlsysim-fig-note").count() == 0
+
+
+def tip_text(page) -> str:
+    page.wait_for_selector("#mlsysim-tip:not([hidden])")
+    return page.inner_text("#mlsysim-tip")
+
+
+def test_the_ratio_explains_itself_with_the_h100_sources(open_page):
+    page = open_page(EN)
+    span = page.locator(".mlsysim-v[data-attr='ServingRef.ratio_str']").first
+    assert span.inner_text() == "295"
+    span.hover()
+    text = tip_text(page)
+    # H100 SXM5: 3.35 TB/s HBM3 (datasheet) and 1,979 TFLOP/s dense fp8 (3,958 with sparsity)
+    assert "decode-to-prefill" in text and "3.35 TB/s" in text and "1,979 TFLOP/s" in text, text
+    assert "H100 Tensor Core GPU datasheet" in text and "whitepaper" in text, text
+    hrefs = page.eval_on_selector_all("#mlsysim-tip a[href^='http']", "as => as.map(a => a.href)")
+    assert sum("nvidia.com" in h for h in hrefs) >= 2, hrefs
+    # the popover does not cover the number
+    s, t = span.bounding_box(), page.locator("#mlsysim-tip").bounding_box()
+    assert t["y"] >= s["y"] + s["height"] or t["y"] + t["height"] <= s["y"]
+    # with another choice the popover gives the shown value and says the inputs are the reference's
+    page.select_option("#mlsysim-choice-accelerator", "H200")
+    span.hover()
+    text = tip_text(page)
+    assert "reference" in text and "295" in text and span.inner_text() in text
+
+
+def test_keyboard_only(open_page):
+    page = open_page(EN)
+    def tab_until(selector: str, limit: int = 120) -> None:
+        for _ in range(limit):
+            page.keyboard.press("Tab")
+            if page.evaluate("s => document.activeElement && document.activeElement.matches(s)", selector):
+                return
+        raise AssertionError(f"Tab never reached {selector}")
+    tab_until("#mlsysim-choice-accelerator")
+    page.keyboard.press("ArrowDown")                                   # H100 -> the next accelerator
+    assert page.input_value("#mlsysim-choice-accelerator") == "H200"
+    assert page.get_attribute("html", "data-mlsysim-choice") == "H200|Llama3_1_70B"
+    assert "accelerator=H200" in page.url
+    tab_until(".mlsysim-v")
+    focused = page.evaluate("document.activeElement.dataset.attr")
+    assert tip_text(page)
+    assert page.evaluate("document.activeElement.getAttribute('aria-describedby')") == "mlsysim-tip"
+    page.keyboard.press("Escape")
+    assert page.locator("#mlsysim-tip").is_hidden()
+    assert page.evaluate("document.activeElement.dataset.attr") == focused   # focus stays on the number
+
+
+@pytest.mark.parametrize("path, other", [(EN, ZH), (ZH, EN)])
+def test_the_language_switch_and_lecture_links_carry_the_choice(open_page, path, other):
+    page = open_page(path, "?accelerator=B200")
+    assert "accelerator=B200" in page.get_attribute("a.lang-switch", "href")
+    page.select_option("#mlsysim-choice-model", "Llama3_8B")                 # a later choice is carried too
+    assert "model=Llama3_8B" in page.get_attribute("a.lang-switch", "href")
+    page.click("a.lang-switch")
+    page.wait_for_load_state("load")
+    assert page.url.split("?")[0].endswith(other) and "accelerator=B200" in page.url
+    assert page.input_value("#mlsysim-choice-accelerator") == "B200"
+    assert page.input_value("#mlsysim-choice-model") == "Llama3_8B"
+
+
+def test_links_to_the_lecture_carry_the_choice_and_the_lecture_notes_it(open_page):
+    page = open_page(EN, "?accelerator=B200")
+    links = page.locator("a[href*='lectures/lecture19']")                   # sidebar and pager
+    assert links.count() >= 2
+    for i in range(links.count()):
+        href = links.nth(i).get_attribute("href")
+        assert "accelerator=B200" in href and "model=Llama3_1_70B" in href, href
+    page.locator(".pager a[href*='lectures/lecture19']").click()
+    page.wait_for_load_state("load")
+    assert "accelerator=B200" in page.url
+    # the lecture has no variants: it says its numbers are the reference's, and carries the choice on
+    note = page.locator(".mlsysim-lecture-note")
+    assert note.count() == 1 and "reference hardware" in note.inner_text() and "B200" in note.inner_text()
+    assert page.locator("#mlsysim-choice").count() == 0
+    assert "accelerator=B200" in page.get_attribute("a.lang-switch", "href")
+    # and its numbers explain themselves from the provenance alone
+    span = page.locator(".mlsysim-v").first
+    span.focus()
+    text = tip_text(page)
+    name = page.evaluate("a => window.MLSYSIM_PAGE.provenance.values[a].name.en", span.get_attribute("data-attr"))
+    assert name and name in text
+    plain = open_page(LECTURE_EN)
+    assert plain.locator(".mlsysim-lecture-note").count() == 0
