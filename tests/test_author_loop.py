@@ -203,28 +203,27 @@ def preview(tmp_path):
 
 def test_preview_reloads_on_edit_and_shows_a_broken_guard(preview, browser):
     root, port, proc = preview
-    if True:
-        page = browser.new_page()
-        page.goto(f"http://127.0.0.1:{port}/appendix/ref.html")
-        page.wait_for_selector("text=Items arrive at")
-        # an edited sentence appears without touching the browser
-        ch = root / CHAPTER
-        ch.write_text(ch.read_text(encoding="utf-8").replace("Items arrive at", "Items now arrive at"),
-                      encoding="utf-8")
-        page.wait_for_selector("text=Items now arrive at", timeout=60_000)
-        # a broken guard: the page keeps the last good text and shows the check's one line
-        cell = root / "appendix/_cells/ref.qmd"
-        good = cell.read_text(encoding="utf-8")
-        cell.write_text(good.replace("check(live > 10,", "check(live > 1000,"), encoding="utf-8")
-        page.wait_for_selector("#bookbuild-errors", timeout=60_000)
-        text = page.inner_text("#bookbuild-errors")
-        assert ("appendix/_cells/ref.qmd:13: [calc-ref] guard failed: the queue must hold more than ten items, "
-                "got 60.0") in text
-        # fixed: the banner goes, the page reloads
-        cell.write_text(good, encoding="utf-8")
-        page.wait_for_selector("#bookbuild-errors", state="detached", timeout=60_000)
-        page.wait_for_selector("text=Items now arrive at")
-        page.close()
+    page = browser.new_page()
+    page.goto(f"http://127.0.0.1:{port}/appendix/ref.html")
+    page.wait_for_selector("text=Items arrive at")
+    # an edited sentence appears without touching the browser
+    ch = root / CHAPTER
+    ch.write_text(ch.read_text(encoding="utf-8").replace("Items arrive at", "Items now arrive at"),
+                  encoding="utf-8")
+    page.wait_for_selector("text=Items now arrive at", timeout=60_000)
+    # a broken guard: the page keeps the last good text and shows the check's one line
+    cell = root / "appendix/_cells/ref.qmd"
+    good = cell.read_text(encoding="utf-8")
+    cell.write_text(good.replace("check(live > 10,", "check(live > 1000,"), encoding="utf-8")
+    page.wait_for_selector("#bookbuild-errors", timeout=60_000)
+    text = page.inner_text("#bookbuild-errors")
+    assert ("appendix/_cells/ref.qmd:13: [calc-ref] guard failed: the queue must hold more than ten items, "
+            "got 60.0") in text
+    # fixed: the banner goes, the page reloads
+    cell.write_text(good, encoding="utf-8")
+    page.wait_for_selector("#bookbuild-errors", state="detached", timeout=60_000)
+    page.wait_for_selector("text=Items now arrive at")
+    page.close()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
