@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -199,6 +200,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--cell-timeout", type=float, default=None)
     ap.add_argument("--interval", type=float, default=0.3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    # Ctrl-C (and a polite kill) stop the preview cleanly, even where the shell that started it
+    # ignores SIGINT (a background job inherits SIG_IGN, and Python then installs no handler)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     root = args.root.resolve()
     names = list_profiles(root) or ["default"]
     profile = args.profile or load_book(root, None).profile

@@ -63,3 +63,24 @@ def browser():
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
         yield b
         b.close()
+
+
+SOURCES_IGNORE = shutil.ignore_patterns(".git", "_book", "_build", "tests", "bench", ".pytest_cache", ".hypothesis",
+                                        "__pycache__", ".benchmarks", "figures", ".ci", "scripts", ".venv")
+
+
+def render_copy(dest: Path, *args: str) -> Path:
+    """Copy the book's sources to ``dest`` and render them (``args``: extra render options); returns
+    dest/_book. A copy, so a build of the working tree at the same time is not disturbed."""
+    import subprocess
+    shutil.copytree(ROOT, dest, ignore=SOURCES_IGNORE, dirs_exist_ok=True)
+    r = subprocess.run([sys.executable, "-m", "bookbuild", "render", "--profile", "all", "--root", str(dest), *args],
+                       cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, f"bookbuild render failed:\n{r.stdout}\n{r.stderr}"
+    return dest / "_book"
+
+
+@pytest.fixture(scope="session")
+def rendered_book(tmp_path_factory) -> Path:
+    """The whole book (both languages, HTML and PDF) rendered once per test session, for the browser tests."""
+    return render_copy(tmp_path_factory.mktemp("rendered-book") / "src")

@@ -7,7 +7,6 @@ installs Debian's Chromium) and never runs ``playwright install``.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,23 +17,12 @@ from mlsysim.explorer import shown
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-SOURCES_IGNORE = shutil.ignore_patterns(".git", "_book", "_build", "tests", "bench", ".pytest_cache", ".hypothesis",
-                                        "__pycache__", ".benchmarks", "figures", ".ci", "scripts")
 
-
-
-def render_book(dest: Path, profile: str = "all") -> Path:
-    """Copy the book's sources to ``dest`` and render them; returns dest/_book."""
-    shutil.copytree(ROOT, dest, ignore=SOURCES_IGNORE, dirs_exist_ok=True)
-    r = subprocess.run([sys.executable, "-m", "bookbuild", "render", "--profile", profile, "--root", str(dest)],
-                       cwd=ROOT, capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0, f"bookbuild render failed:\n{r.stdout}\n{r.stderr}"
-    return dest / "_book"
 
 
 @pytest.fixture(scope="session")
-def built_book(tmp_path_factory) -> Path:
-    return render_book(tmp_path_factory.mktemp("browser-book") / "src")
+def built_book(rendered_book) -> Path:
+    return rendered_book     # conftest.py: rendered once per session, shared with test_reader_page.py
 
 
 # ``browser`` (one headless Chromium per session) is in conftest.py, shared with test_reader_page.py

@@ -3,7 +3,6 @@
 Expected values are hand derivations written here from the published numbers (datasheets, model
 configurations, the benchmark tables), never read back from the code under test.
 """
-import math
 import os
 import re
 import subprocess
