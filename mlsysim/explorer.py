@@ -31,7 +31,7 @@ DEFAULT_SELECTION = {"accelerator": "H100", "model": "Llama3_1_70B", "precision"
 #: when the chosen precision is not published: prefer one with the same bytes, then this order
 #: bytes per stored key/value element, as in the appendix
 KV_BYTES = 2
-FALLBACK_ORDER = ("fp8", "int8", "bf16", "fp16", "fp4", "tf32", "fp32", "fp64")
+from .scenario import FALLBACK_ORDER, nearest_precision  # noqa: E402,F401 - one rule for the book and the explorer
 
 #: ReferenceValues fields stored per entry (the selection keys are the JSON path, not repeated)
 ROW_FIELDS = tuple(f.name for f in dataclasses.fields(ReferenceValues)
@@ -154,14 +154,8 @@ def shown_values(rv: ReferenceValues, accel, lang: str = "en") -> dict[str, str]
 
 
 def fallback_precision(accel, want: str) -> str:
-    """The precision shown when ``accel`` does not publish ``want``: same bytes first, then FALLBACK_ORDER."""
-    have = accel.precisions
-    if want in have:
-        return want
-    same = [p for p in have if PRECISION_BYTES[p] == PRECISION_BYTES.get(want)]
-    if same:
-        return same[0]
-    return next((p for p in FALLBACK_ORDER if p in have), have[0])
+    """The precision shown when ``accel`` does not publish ``want`` (:func:`mlsysim.scenario.nearest_precision`)."""
+    return nearest_precision(accel, want)
 
 
 # ───────────────────────────── the roofline (plotly, from mlsysim.figures) ─────────────────────────────

@@ -24,9 +24,8 @@ from .units import PRECISION_BYTES
 REFERENCE = {"accelerator": "H100", "model": "Llama3_1_70B", "precision": "fp8"}
 #: the environment variable a build sets to compute a chapter for another choice
 ENV = "MLSYSIM_SCENARIO"
-#: when a precision is not published: try these, nearest first (narrower values lose accuracy the
-#: book does not assume, so wider ones come first after the same width)
-FALLBACK_ORDER = ("fp8", "int8", "fp16", "bf16", "fp4", "int4", "tf32", "fp32")
+#: when a precision is not published and none of the same width is: try these, nearest first
+FALLBACK_ORDER = ("fp8", "int8", "bf16", "fp16", "fp4", "tf32", "fp32", "fp64")
 
 
 @dataclass(frozen=True)
