@@ -169,7 +169,9 @@ def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
             job = Job(key=name, path=path, root=root, fig_dir=fig_dir, md_dir=md_path.parent,
                       execute_options=book.execute_options, profile=book.profile, env=job_env)
             jobs.append((job, key, book))
-    ran = run_jobs([j for j, _, _ in jobs], limits)
+    # figures come from the figure cache once it holds drawings: then pyplot need not be preloaded
+    warm = store.enabled and any((store.folder / "mlsysim" / "figures").glob("*.svg"))
+    ran = run_jobs([j for j, _, _ in jobs], limits, drawing=not warm)
     for job, key, book in jobs:
         r = ran[job.key]
         if isinstance(r, BuildError):
@@ -502,7 +504,7 @@ def run_variants(root: Path, books: list[Book], executed: dict[str, list[Execute
             for i in range(0, len(choices), n):
                 jobs.append(Job(key=f"{key}:{i}", path=path, root=root, fig_dir=root / "_build" / "variants",
                                 md_dir=root, task="variants", payload={"batch": choices[i:i + n]}))
-        ran = run_jobs(jobs, limits)
+        ran = run_jobs(jobs, limits, drawing=False)   # variants draw nothing
         errors = [r for r in ran.values() if isinstance(r, BuildError)]
         if errors:
             raise BuildFailed(errors)

@@ -281,17 +281,34 @@ def redirect_html(site: Site, target: str) -> str:
 """
 
 
+def page_outline(body: str, ch: ChapterInfo, lang: str) -> tuple[list[dict], str]:
+    """The page's search records and on-page table of contents (parsing the HTML is the slow part
+    of a page, so the result is cached by the page's content, its name, title and language)."""
+    from .. import cache as C
+    key = (C.sha256_bytes(b"outline", body.encode("utf-8"), ch.page.encode(), ch.title.encode(), lang.encode(),
+                          C.file_digest(Path(__file__)).encode()) if C.STORE.enabled else "")
+    hit = C.STORE.get_blob("outline", key) if key else None
+    if hit is not None:
+        data = json.loads(hit.decode("utf-8"))
+        return data["records"], data["toc"]
+    soup = BeautifulSoup(body, "html.parser")
+    recs, toc = search_records(soup, ch), toc_html(soup, lang)
+    if key:
+        C.STORE.put_blob("outline", key, json.dumps({"records": recs, "toc": toc}, ensure_ascii=False).encode("utf-8"))
+    return recs, toc
+
+
 def render_site(site: Site, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     records: list[dict] = []
     for ch in site.chapters:
         body = chapter_fragment(site, ch)
-        soup = BeautifulSoup(body, "html.parser")
-        records.extend(search_records(soup, ch))
+        recs, toc = page_outline(body, ch, site.lang)
+        records.extend(recs)
         page = out / ch.page
         page.parent.mkdir(parents=True, exist_ok=True)
-        page.write_text(page_html(site, ch, body, toc_html(soup, site.lang)), encoding="utf-8")
+        page.write_text(page_html(site, ch, body, toc), encoding="utf-8")
         written.append(page)
     if not any(ch.page == "index.html" for ch in site.chapters):
         idx = out / "index.html"
