@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import gzip
+import json
 import os
 import platform
 import shutil
@@ -72,6 +73,40 @@ def fork_start() -> float:
     return float(r.stdout.strip().splitlines()[-1])
 
 
+def phases(book: Path) -> dict[str, float]:
+    """The parts of a build the notes quote, each timed on its own in the rendered copy ``book``:
+    the import every chapter process starts from, the appendix executed with an empty and with a
+    warm figure/explorer cache, one hardware variant of the appendix, and typst for one book."""
+    code = r"""
+import json, os, sys, time, tempfile
+from pathlib import Path
+root = Path(sys.argv[1]); sys.path.insert(0, str(root)); out = {}
+t = time.perf_counter()
+from bookbuild.kernel import preload
+preload(root, drawing=True); out["import"] = time.perf_counter() - t
+from bookbuild.execute import execute_chapter
+cache = tempfile.mkdtemp(); os.environ["MLSYSIM_CACHE"] = cache
+for label in ("cold", "warm"):
+    import mlsysim.figures as F; F._DRAWN.clear()
+    t = time.perf_counter()
+    execute_chapter(root / "appendix/inference-cost.qmd", root, Path(cache) / "figs", profile="en")
+    out["appendix_" + label] = time.perf_counter() - t
+from bookbuild.variants import choices, run_batch
+batch = choices(root)[:20]
+t = time.perf_counter(); run_batch(root, root / "appendix/inference-cost.qmd", batch)
+out["variant"] = (time.perf_counter() - t) / len(batch)
+import typst
+typ = root / "_build" / "typst" / "en" / "book.typ"
+t = time.perf_counter(); typst.compile(str(typ), root="/", ignore_system_fonts=False)
+out["typst"] = time.perf_counter() - t
+print(json.dumps(out))
+"""
+    r = subprocess.run([PY, "-c", code, str(book)], cwd=book, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"bench: phases failed:\n{r.stderr[-2000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
 def gz(path: Path) -> int:
     return len(gzip.compress(path.read_bytes(), 9, mtime=0))
 
@@ -116,6 +151,12 @@ def main() -> None:
         data = page.with_name("inference-cost.data.js")
         rows["appendix page (HTML + its data.js), bytes / gzip"] = (
             f"{page.stat().st_size + data.stat().st_size:,} / {gz(page) + gz(data):,}")
+        ph = phases(book)
+        sec("phase: import numpy, pint, matplotlib (pyplot), mlsysim before forking", ph["import"])
+        sec("phase: appendix executed, empty figure/explorer cache", ph["appendix_cold"])
+        sec("phase: appendix executed, warm figure/explorer cache", ph["appendix_warm"])
+        sec("phase: one hardware variant of the appendix (mean of 20)", ph["variant"])
+        sec("phase: typst compile of the English PDF", ph["typst"])
         r = subprocess.run([PY, str(ROOT / "bench" / "page_weight.py"), str(book / "_book")],
                            capture_output=True, text=True)
         heaviest = [ln for ln in r.stdout.splitlines() if "heaviest" in ln.lower()]

@@ -48,6 +48,13 @@ class PageFacts:
     bibliography: list[str] = field(default_factory=list)
 
 
+def _skipped(tag: str, a: dict) -> bool:
+    """Not the page's reading text: scripts, navigation, tables of contents, hidden and meta parts."""
+    cls = a.get("class") or ""
+    return (tag in SKIP or "quarto-title-meta" in cls or a.get("aria-hidden") == "true"
+            or "sidebar" in cls or a.get("id") in ("TOC", "toc"))
+
+
 class _Reader(HTMLParser):
     """Collects the facts of the page's <main> element."""
 
@@ -78,8 +85,7 @@ class _Reader(HTMLParser):
         if not self.in_main:
             return
         cls = a.get("class") or ""
-        if tag in SKIP or "quarto-title-meta" in cls or a.get("aria-hidden") == "true" \
-                or "sidebar" in cls or a.get("id") in ("TOC", "toc"):
+        if _skipped(tag, a):
             self.skip += 1
         elif re.fullmatch(r"h[1-4]", tag) and a.get("id") != "toc-title":
             self._heading = []
@@ -114,8 +120,7 @@ class _Reader(HTMLParser):
                 self._heading = None
                 self.bib_text.append("[heading]")
             return
-        if tag in SKIP or "quarto-title-meta" in cls or a.get("aria-hidden") == "true" \
-                or "sidebar" in cls or a.get("id") in ("TOC", "toc"):
+        if _skipped(tag, a):
             self.skip -= 1
         elif re.fullmatch(r"h[1-4]", tag) and self._heading is not None:
             h = _norm("".join(self._heading))

@@ -153,24 +153,18 @@ def _child(job: Job, limits: Limits, conn) -> None:
     if m:
         skip.append(m)   # in the cache key whole
     reads = _record_reads(job.root, skip)
-    if job.task == "variants":
-        from .variants import run_batch
-        try:
-            conn.send(("done", run_batch(job.root, job.path, job.payload["batch"], limits.cell_timeout,
-                                         progress=rep.cell)))
-        except BaseException as e:  # noqa: BLE001
-            conn.send(("error", BuildError(job.path, None, f"computing the chapter's variants failed: "
-                                                           f"{type(e).__name__}: {e}")))
-        finally:
-            conn.close()
-            os._exit(0)
     try:
-        ec = execute_chapter(job.path, job.root, job.fig_dir, md_dir=job.md_dir,
-                             execute_options=job.execute_options, profile=job.profile,
-                             cell_timeout=limits.cell_timeout, output_cap=limits.output_cap,
-                             on_cell=rep.cell)
-        ec.guards = _recorded_guards(job.root)
-        conn.send(("done", (ec, sorted(reads))))
+        if job.task == "variants":
+            from .variants import run_batch
+            result = run_batch(job.root, job.path, job.payload["batch"], limits.cell_timeout, progress=rep.cell)
+        else:
+            ec = execute_chapter(job.path, job.root, job.fig_dir, md_dir=job.md_dir,
+                                 execute_options=job.execute_options, profile=job.profile,
+                                 cell_timeout=limits.cell_timeout, output_cap=limits.output_cap,
+                                 on_cell=rep.cell)
+            ec.guards = _recorded_guards(job.root)
+            result = (ec, sorted(reads))
+        conn.send(("done", result))
     except BuildError as e:
         conn.send(("error", e))
     except BaseException as e:  # noqa: BLE001 - anything else is still one line for the author
@@ -223,25 +217,11 @@ def run_jobs(jobs: list[Job], limits: Limits | None = None, drawing: bool = True
             now = time.monotonic()
             for r in list(running):
                 if r.conn in ready:
-                    try:
-                        while r.conn.poll():
-                            msg = r.conn.recv()
-                            if msg[0] == "cell":
-                                r.cell, r.cell_started = msg[1:], time.monotonic()
-                            else:
-                                r.result = msg[1]
-                    except (EOFError, OSError):
-                        pass
+                    _drain(r)
                 if r.result is not None or not r.proc.is_alive():
                     if r.result is None:
                         r.proc.join(1)
-                        try:  # a last message may still be in the pipe
-                            while r.conn.poll():
-                                msg = r.conn.recv()
-                                if msg[0] != "cell":
-                                    r.result = msg[1]
-                        except (EOFError, OSError):
-                            pass
+                        _drain(r)   # a last message may still be in the pipe
                     if r.result is None:
                         r.result = _died(r)
                     r.proc.join(5)
@@ -258,6 +238,19 @@ def run_jobs(jobs: list[Job], limits: Limits | None = None, drawing: bool = True
         for r in running:
             r.proc.kill()
     return results
+
+
+def _drain(r: _Running) -> None:
+    """Read every message waiting from a chapter's process: progress (the cell it runs) or its result."""
+    try:
+        while r.conn.poll():
+            msg = r.conn.recv()
+            if msg[0] == "cell":
+                r.cell, r.cell_started = msg[1:], time.monotonic()
+            else:
+                r.result = msg[1]
+    except (EOFError, OSError):
+        pass
 
 
 def _where(r: _Running) -> tuple[str | None, int | None, str | None]:

@@ -121,15 +121,16 @@ def _chapter_files(root: Path, path: Path) -> list[Path]:
 
 def execute_books(root: Path, books: list[Book], store: C.Store, limits: Limits,
                   env: dict[str, str] | None = None, report: Report | None = None,
-                  kind: str = "executed", failures: dict[str, BuildError] | None = None
-                  ) -> dict[str, list[ExecutedChapter]]:
+                  kind: str = "executed", failures: dict[str, BuildError] | None = None,
+                  environment: str | None = None) -> dict[str, list[ExecutedChapter]]:
     """Execute every chapter of ``books`` (cached, parallel); write ``_build/<kind>/<profile>/``.
 
     Raises :class:`BuildFailed` with one error per failing chapter; with ``failures`` given, puts
     them there (by "profile:path") instead and leaves those chapters out."""
     root = Path(root).resolve()
     env = dict(env or {})
-    environment = C.environment_digest(root)   # resolves mlsysim as the chapters will, without importing it
+    # resolves mlsysim as the chapters will, without importing it
+    environment = environment or C.environment_digest(root)
     job_env = {**env, "BOOKBUILD_MARK_INLINE": "1"} if kind == "executed" else dict(env)
     if store.enabled:   # figures and the explorer's data computed once for given inputs (mlsysim.diskcache)
         job_env["MLSYSIM_CACHE"] = str(store.folder / "mlsysim")
@@ -245,8 +246,9 @@ def check(root: Path, names: list[str], opts: Options | None = None,
     store = C.Store((opts.cache_dir or cache_dir(root)) if opts.cache else None)
     C.use(store)
     books = [load_book(root, p) for p in names]
-    executed = execute_books(root, books, store, opts.limits, report=report)
-    run_variants(root, books, executed, store, opts.limits, report)
+    environment = C.environment_digest(root)
+    executed = execute_books(root, books, store, opts.limits, report=report, environment=environment)
+    run_variants(root, books, executed, store, opts.limits, report, environment)
     all_books = [load_book(root, p) for p in (list_profiles(root) or names)]
     # a verification that passed is not repeated while nothing it reads has changed
     vkey = verify_key(root, books, all_books, executed) if store.enabled else ""
@@ -470,7 +472,7 @@ def facts(root: Path, names: list[str], opts: Options) -> dict:
 # ------------------------------------------------------------------ variants
 
 def run_variants(root: Path, books: list[Book], executed: dict[str, list[ExecutedChapter]], store: C.Store,
-                 limits: Limits, report: Report | None = None) -> None:
+                 limits: Limits, report: Report | None = None, environment: str | None = None) -> None:
     """For every chapter whose front matter asks for it (``mlsysim-variants: true``), compute every
     registry choice with the chapter's own cells (cached by the cells' content, shared by the
     languages) and write ``_build/executed/<profile>/<chapter>.variants.json`` for the renderer."""
@@ -483,7 +485,7 @@ def run_variants(root: Path, books: list[Book], executed: dict[str, list[Execute
                 wanted.append((book, ch, ec))
     if not wanted:
         return
-    environment = C.environment_digest(root)
+    environment = environment or C.environment_digest(root)
     pending: dict[str, tuple[Path, list[dict]]] = {}
     keyed = []
     for book, ch, ec in wanted:

@@ -23,15 +23,14 @@ from .fmt import FormatPrecisionError, fmt, fmt_int
 from .physics import attainable_performance, decode_intensity
 from .reference import DEFAULT_CONTEXT, DEFAULT_RESERVE, ReferenceValues, reference_values
 from .registry import Hardware, Models
+from .scenario import nearest_precision  # one fallback rule for the book and the explorer
 from .units import PRECISION_BYTES, Q_
 from .figures import book_lang, plot_div, plotly_json, roofline_spec
 
 LANGS = ("en", "zh")
 DEFAULT_SELECTION = {"accelerator": "H100", "model": "Llama3_1_70B", "precision": "fp8"}
-#: when the chosen precision is not published: prefer one with the same bytes, then this order
 #: bytes per stored key/value element, as in the appendix
 KV_BYTES = 2
-from .scenario import FALLBACK_ORDER, nearest_precision  # noqa: E402,F401 - one rule for the book and the explorer
 
 #: ReferenceValues fields stored per entry (the selection keys are the JSON path, not repeated)
 ROW_FIELDS = tuple(f.name for f in dataclasses.fields(ReferenceValues)

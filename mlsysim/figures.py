@@ -907,6 +907,7 @@ def book_figure(spec: FigureSpec, out_dir="figures", *, lang: str | None = None)
     path = Path(out_dir) / f"{spec.key}.{lang}.svg"
     if os.environ.get("MLSYSIM_FIGURES") == "off":   # a computation that shows no figure (bookbuild's variants)
         return BookFigure(spec, lang, path.as_posix())
+    from . import diskcache
     key = (str(path.resolve()), _spec_fingerprint(spec, lang))
     if _DRAWN.get(str(path.resolve())) != key or not path.exists():
         cached = _figure_cache(key[1], lang)
@@ -918,7 +919,7 @@ def book_figure(spec: FigureSpec, out_dir="figures", *, lang: str | None = None)
         else:
             save_svg(to_matplotlib(spec, lang), path)
             if cached is not None:
-                _store(cached, path.read_bytes())
+                diskcache.store(cached, path.read_bytes())
         _DRAWN[str(path.resolve())] = key
     return BookFigure(spec, lang, path.as_posix())
 
@@ -934,10 +935,6 @@ def _figure_cache(fingerprint: str, lang: str) -> Path | None:
     import matplotlib
     return folder / f"{diskcache.key('figure', fingerprint, lang, matplotlib.__version__)}.svg"
 
-
-def _store(target: Path, data: bytes) -> None:
-    from .diskcache import store
-    store(target, data)
 
 
 def _spec_fingerprint(spec: FigureSpec, lang: str) -> str:

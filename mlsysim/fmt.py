@@ -10,6 +10,8 @@ size (which is never a whole number of GiB) cannot be mislabelled; print those w
 """
 from __future__ import annotations
 
+import os
+
 from decimal import ROUND_HALF_UP, Decimal
 
 from .errors import MlsysimError
@@ -47,7 +49,6 @@ def _round(x: float, precision: int) -> Decimal:
 
 
 def _adapting() -> bool:
-    import os
     return os.environ.get("MLSYSIM_GUARDS") == "record"
 
 

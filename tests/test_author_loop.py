@@ -135,12 +135,18 @@ def git(root: Path, *args: str) -> None:
                         "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"})
 
 
-def test_diff_lists_every_number_a_registry_edit_moved(tmp_path):
+def committed_project(tmp_path: Path) -> Path:
+    """The test project as the first commit of a new git repository."""
     root = project(tmp_path)
     (root / ".gitignore").write_text("_build/\n_book/\n__pycache__/\n", encoding="utf-8")
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "book")
+    return root
+
+
+def test_diff_lists_every_number_a_registry_edit_moved(tmp_path):
+    root = committed_project(tmp_path)
     edit_bandwidth(root, "3.90 TB/s")
     r = build(root, cmd="diff", env={})
     lines = r.stdout.strip().splitlines()
@@ -152,11 +158,7 @@ def test_diff_lists_every_number_a_registry_edit_moved(tmp_path):
 
 
 def test_diff_reports_a_guard_the_edit_breaks(tmp_path):
-    root = project(tmp_path)
-    (root / ".gitignore").write_text("_build/\n_book/\n__pycache__/\n", encoding="utf-8")
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "book")
+    root = committed_project(tmp_path)
     p = root / CHAPTER
     p.write_text(p.read_text(encoding="utf-8").replace(
         "    bw_str = fmt(bw, 2)", "    check(bw < 3.5, f'the H100 reads below 3.5 TB/s, got {bw}')\n    bw_str = fmt(bw, 2)")
