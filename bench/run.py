@@ -87,7 +87,7 @@ preload(root, drawing=True); out["import"] = time.perf_counter() - t
 from bookbuild.execute import execute_chapter
 cache = tempfile.mkdtemp(); os.environ["MLSYSIM_CACHE"] = cache
 for label in ("cold", "warm"):
-    import mlsysim.figures as F; F._DRAWN.clear()
+    import mlsysim.figures.book as F; F._DRAWN.clear()
     t = time.perf_counter()
     execute_chapter(root / "appendix/inference-cost.qmd", root, Path(cache) / "figs", profile="en")
     out["appendix_" + label] = time.perf_counter() - t

@@ -20,6 +20,7 @@ cannot fit. The child executes cells with the Jupyter semantics ``bookbuild.exec
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import signal
@@ -134,13 +135,9 @@ def _record_reads(root: Path, skip: list[Path]) -> set[str]:
     return reads
 
 
-def _recorded_guards(root: Path) -> list[dict]:
-    """The guards ``mlsysim.check`` recorded (``MLSYSIM_GUARDS=record``), files relative to root."""
-    g = sys.modules.get("mlsysim.guards")
-    out = []
-    for r in getattr(g, "RECORD", []) or []:
-        out.append(dict(r, file=_rel(r["file"], root) or r["file"]))
-    return out
+def _recorded_guards(root: Path, rec) -> list[dict]:
+    """The guards ``mlsysim.check`` recorded, files relative to root."""
+    return [dict(r, file=_rel(r["file"], root) or r["file"]) for r in (rec.records if rec else [])]
 
 
 def _child(job: Job, limits: Limits, conn) -> None:
@@ -158,11 +155,13 @@ def _child(job: Job, limits: Limits, conn) -> None:
             from .variants import run_batch
             result = run_batch(job.root, job.path, job.payload["batch"], limits.cell_timeout, progress=rep.cell)
         else:
-            ec = execute_chapter(job.path, job.root, job.fig_dir, md_dir=job.md_dir,
-                                 execute_options=job.execute_options, profile=job.profile,
-                                 cell_timeout=limits.cell_timeout, output_cap=limits.output_cap,
-                                 on_cell=rep.cell)
-            ec.guards = _recorded_guards(job.root)
+            record = job.env.get("MLSYSIM_GUARDS") == "record"
+            with (_recording() if record else contextlib.nullcontext()) as rec:
+                ec = execute_chapter(job.path, job.root, job.fig_dir, md_dir=job.md_dir,
+                                     execute_options=job.execute_options, profile=job.profile,
+                                     cell_timeout=limits.cell_timeout, output_cap=limits.output_cap,
+                                     on_cell=rep.cell)
+            ec.guards = _recorded_guards(job.root, rec)
             result = (ec, sorted(reads))
         conn.send(("done", result))
     except BuildError as e:
@@ -176,6 +175,11 @@ def _child(job: Job, limits: Limits, conn) -> None:
         conn.close()
         sys.stdout.flush()
         os._exit(0)
+
+
+def _recording():
+    from mlsysim.guards import recording
+    return recording()
 
 
 @dataclass

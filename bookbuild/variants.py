@@ -91,26 +91,24 @@ def run_batch(root: Path, path: Path, batch: list[dict[str, str]], cell_timeout:
     from .kernel import CellTimeout, arm, disarm
     root = Path(root).resolve()
     code = [(compile(src, str(root / file), "exec"), file) for src, file, _ in chunks(path, root)]
-    os.environ.update({"MLSYSIM_GUARDS": "record", "MLSYSIM_FIGURES": "off"})
     os.chdir(Path(path).parent)
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     import mlsysim.guards as G
-    from mlsysim.scenario import scenario
+    import mlsysim.scenario as S
     results = []
     for choice in batch:
         if progress is not None:
             progress(str(path), 0, f"variant {choice.get('accelerator')}/{choice.get('model')}")
-        os.environ["MLSYSIM_SCENARIO"] = json.dumps(choice, sort_keys=True)
-        G.RECORD.clear()
         ns: dict[str, Any] = {"__name__": "__main__"}
         res: dict[str, Any] = {"choice": choice}
         try:
-            sc = scenario(choice.get("accelerator"), choice.get("model"), PRECISION)
+            sc = S.scenario(choice.get("accelerator"), choice.get("model"), PRECISION)
             res.update(accelerator=sc.accelerator.display_name, model=sc.model.display_name,
                        node=sc.node.display_name if sc.node else "", precision=sc.weight_precision,
                        note=sc.precision_note, reference=sc.is_reference)
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+                    S.use(sc), G.recording() as rec:
                 for c, _file in code:
                     arm(cell_timeout)
                     try:
@@ -119,7 +117,7 @@ def run_batch(root: Path, path: Path, batch: list[dict[str, str]], cell_timeout:
                         disarm()
             res["values"] = _class_strs(ns)
             res["failed"] = [{"file": _rel(Path(r["file"]), root), "line": r["line"], "message": r["message"],
-                              "zh": r.get("zh", "")} for r in G.RECORD if not r["passed"]]
+                              "zh": r.get("zh", "")} for r in rec.records if not r["passed"]]
         except CellTimeout:
             res["error"] = f"the cells ran longer than {cell_timeout:g} s for this choice"
         except Exception as e:  # noqa: BLE001 - a choice the cells cannot compute is shown as such

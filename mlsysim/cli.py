@@ -14,6 +14,7 @@ from .errors import MlsysimError
 from .fmt import fmt, fmt_int
 from .reference import DEFAULT_CONTEXT, reference_values
 from .registry import Accelerator, Hardware, Model, Models, Node, Systems
+from .scenario import REFERENCE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -28,10 +29,10 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("show", help="every field of one entry, with sources")
     s.add_argument("name")
     r = sub.add_parser("reference", help="the appendix's reference values for an accelerator and a model")
-    r.add_argument("--accelerator", "-a", default="H100")
-    r.add_argument("--model", "-m", default="Llama3_1_70B")
+    r.add_argument("--accelerator", "-a", default=REFERENCE["accelerator"])
+    r.add_argument("--model", "-m", default=REFERENCE["model"])
     r.add_argument("--node", "-n", default=None, help="default: the registry node built from the accelerator")
-    r.add_argument("--weight-precision", "-p", default="fp8")
+    r.add_argument("--weight-precision", "-p", default=REFERENCE["precision"])
     r.add_argument("--kv-bytes", type=float, default=2.0, help="bytes per stored key/value element")
     r.add_argument("--context", type=int, default=DEFAULT_CONTEXT, help="tokens of context per trajectory")
     r.add_argument("--json", action="store_true", help="one JSON object in SI base units")

@@ -23,12 +23,12 @@ from .fmt import FormatPrecisionError, fmt, fmt_int
 from .physics import attainable_performance, decode_intensity
 from .reference import DEFAULT_CONTEXT, DEFAULT_RESERVE, ReferenceValues, reference_values
 from .registry import Hardware, Models
-from .scenario import nearest_precision  # one fallback rule for the book and the explorer
+from .scenario import REFERENCE, nearest_precision  # one fallback rule for the book and the explorer
 from .units import PRECISION_BYTES, Q_
 from .figures import book_lang, plot_div, plotly_json, roofline_spec
 
 LANGS = ("en", "zh")
-DEFAULT_SELECTION = {"accelerator": "H100", "model": "Llama3_1_70B", "precision": "fp8"}
+DEFAULT_SELECTION = dict(REFERENCE)  # the book's reference (data/reference.toml)
 #: bytes per stored key/value element, as in the appendix
 KV_BYTES = 2
 

@@ -10,11 +10,10 @@ size (which is never a whole number of GiB) cannot be mislabelled; print those w
 """
 from __future__ import annotations
 
-import os
-
 from decimal import ROUND_HALF_UP, Decimal
 
 from .errors import MlsysimError
+from .guards import is_recording
 from .units import GiB, KiB, MiB, TiB
 
 #: the largest relative error a display may introduce
@@ -49,7 +48,9 @@ def _round(x: float, precision: int) -> Decimal:
 
 
 def _adapting() -> bool:
-    return os.environ.get("MLSYSIM_GUARDS") == "record"
+    """While guards are recorded (a chapter computed for another choice), a precision that would hide the
+    magnitude gains decimals instead of stopping the computation."""
+    return is_recording()
 
 
 def fmt(x, precision: int = 1, *, commas: bool = True) -> Fmt:

@@ -1,33 +1,76 @@
 """``check``: the GUARD step of a LEGO cell. A failing guard stops the build with the guard's own text.
 
-With ``MLSYSIM_GUARDS=record`` in the environment (what ``bookbuild diff`` and the per-hardware
-variants of a chapter set), ``check`` records every guard it evaluates in :data:`RECORD` instead of
-raising, so a chapter computed for other inputs still yields all its values and says which of its
-claims no longer hold. The book's own build never sets it.
+Two audiences (``audience=``): a **claim** (``"reader"``, the default) is something the prose tells the
+reader about the numbers; when the reader's choice of hardware breaks it, the page marks the sentence
+with the guard's message. A **pin** (``pin(...)``, ``audience="author"``) is a regression check for
+authors (a value that must match another chapter, an equality the code relies on): it fails the
+reference build like any guard but is never shown to readers.
+
+Inside ``with recording() as rec:`` (what ``bookbuild diff`` and the per-choice variants of a chapter
+use), ``check`` records every guard it evaluates in ``rec.records`` instead of raising, so a chapter
+computed for other inputs still yields all its values and says which of its claims no longer hold.
 """
-import os
+from __future__ import annotations
+
 import sys
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 
 from .errors import MlsysimError
+
+AUDIENCES = ("reader", "author")
 
 
 class GuardError(MlsysimError, AssertionError):
     """A claim the prose makes about the numbers no longer holds. The message is what the book shows."""
 
 
-#: guards evaluated in record mode: {"file", "line", "passed", "message"}
-RECORD: list[dict] = []
+@dataclass
+class Recorder:
+    """The guards evaluated while it was active: ``{"file", "line", "passed", "message", "zh", "audience"}``."""
+    records: list[dict] = field(default_factory=list)
+
+    def failed(self, audience: str | None = None) -> list[dict]:
+        return [r for r in self.records if not r["passed"] and audience in (None, r["audience"])]
 
 
-def check(condition, message: str, *, zh: str | None = None) -> None:
+_RECORDER: ContextVar[Recorder | None] = ContextVar("mlsysim_guard_recorder", default=None)
+
+
+@contextmanager
+def recording():
+    """Record guards instead of raising them, for the duration of the ``with`` block."""
+    rec = Recorder()
+    token = _RECORDER.set(rec)
+    try:
+        yield rec
+    finally:
+        _RECORDER.reset(token)
+
+
+def is_recording() -> bool:
+    return _RECORDER.get() is not None
+
+
+def check(condition, message: str, *, zh: str | None = None, audience: str = "reader", _depth: int = 1) -> None:
     """Raise :class:`GuardError` with ``message`` unless ``condition`` holds.
 
     ``zh``: the same claim in Chinese, for a reader of the Chinese book whose chosen hardware breaks it
-    (the book's own build fails in English, as before)."""
-    if os.environ.get("MLSYSIM_GUARDS") == "record":
-        frame = sys._getframe(1)
-        RECORD.append({"file": frame.f_code.co_filename, "line": frame.f_lineno,
-                       "passed": bool(condition), "message": str(message), "zh": zh or ""})
+    (the book's own build fails in English, as before). ``audience``: ``"reader"`` for a claim of the
+    prose, ``"author"`` for a regression pin (see :func:`pin`)."""
+    if audience not in AUDIENCES:
+        raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}, got {audience!r}")
+    rec = _RECORDER.get()
+    if rec is not None:
+        frame = sys._getframe(_depth)
+        rec.records.append({"file": frame.f_code.co_filename, "line": frame.f_lineno, "passed": bool(condition),
+                            "message": str(message), "zh": zh or "", "audience": audience})
         return
     if not condition:
         raise GuardError(message)
+
+
+def pin(condition, message: str) -> None:
+    """A regression pin for authors: fails the build like :func:`check`, never shown to readers."""
+    check(condition, message, audience="author", _depth=2)

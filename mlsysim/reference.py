@@ -11,16 +11,12 @@ from dataclasses import dataclass
 from .errors import ContextWindowError, UnknownEntryError
 from .physics import (attention_crossover_length, compute_bound_batch, decode_time_per_token, kv_bytes_at,
                       kv_bytes_per_token, prefill_time_per_token, resident_trajectories, ridge_point)
-from .registry import Accelerator, Model, Node, Systems
+from .registry import Accelerator, Model, Node
+from .scenario import REFERENCE, node_for
 from .units import BYTES_FP16, PRECISION_BYTES, Q_
 
 DEFAULT_CONTEXT = 32_768
 DEFAULT_RESERVE = Q_(20, "GB")
-
-
-def node_for(accel: Accelerator) -> Node | None:
-    """The first registry node built from ``accel`` (DGX H100 for H100), or None."""
-    return next((n for n in Systems.Nodes if n.accelerator.name == accel.name), None)
 
 
 @dataclass(frozen=True)
@@ -45,7 +41,7 @@ class ReferenceValues:
     note: str = ""
 
 
-def reference_values(accel: Accelerator, model: Model, node: Node | None = None, *, weight_precision: str = "fp8",
+def reference_values(accel: Accelerator, model: Model, node: Node | None = None, *, weight_precision: str = REFERENCE["precision"],
                      kv_bytes: float = 2, context: int = DEFAULT_CONTEXT, reserve=DEFAULT_RESERVE,
                      use_default_node: bool = True) -> ReferenceValues:
     """Every quantity of the appendix's reference table, in SI base units (seconds, bytes)."""

@@ -2,30 +2,48 @@
 
 The appendix's cells LOAD the accelerator, model, node and weight precision from
 :func:`reference_scenario` instead of naming registry entries themselves. By default that is the
-book's reference (an H100 in a DGX H100 serving Llama-3.1-70B with 8-bit weights). A build that
-computes the chapter for another choice sets ``MLSYSIM_SCENARIO`` to a JSON object such as
-``{"accelerator": "B200", "model": "Llama3_3_70B"}``; the cells then compute every number for it.
+book's reference, :data:`REFERENCE` (``data/reference.toml``: an H100 in a DGX H100 serving
+Llama-3.1-70B with 8-bit weights). Code that computes a chapter for another choice says so
+explicitly::
+
+    with mlsysim.scenario.use({"accelerator": "B200", "model": "Llama3_3_70B"}):
+        ...   # the cells' reference_scenario() is that choice here
 
 Where the chosen accelerator publishes no 8-bit rate, the nearest precision it does publish is used
 (same bytes per value first, then the nearest wider one), and :attr:`Scenario.precision_note` says so.
+:func:`reference` is always the book's reference, whatever is in use: values that describe the
+reference itself (how the chapters word it) are computed from it.
 """
 from __future__ import annotations
 
-import json
-import os
+import tomllib
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
 
 from .errors import UnknownEntryError
-from .reference import node_for
-from .registry import Accelerator, Hardware, Model, Models, Node
+from .registry import Accelerator, Hardware, Model, Models, Node, Systems
 from .units import PRECISION_BYTES
 
-#: the book's reference choice
-REFERENCE = {"accelerator": "H100", "model": "Llama3_1_70B", "precision": "fp8"}
-#: the environment variable a build sets to compute a chapter for another choice
-ENV = "MLSYSIM_SCENARIO"
+REFERENCE_FILE = Path(__file__).with_name("data") / "reference.toml"
+
+
+def _load_reference() -> Mapping[str, str]:
+    data = tomllib.loads(REFERENCE_FILE.read_text(encoding="utf-8"))
+    return MappingProxyType({"accelerator": str(data["accelerator"]), "model": str(data["model"]),
+                             "precision": str(data["weight_precision"])})
+
+
+#: the book's reference choice (``data/reference.toml``): accelerator, model and weight precision
+REFERENCE = _load_reference()
 #: when a precision is not published and none of the same width is: try these, nearest first
 FALLBACK_ORDER = ("fp8", "int8", "bf16", "fp16", "fp4", "tf32", "fp32", "fp64")
+#: the keys a choice may name
+CHOICE_KEYS = ("accelerator", "model", "precision")
 
 
 @dataclass(frozen=True)
@@ -49,6 +67,11 @@ class Scenario:
                 f"{self.weight_precision} is used")
 
 
+def node_for(accel: Accelerator) -> Node | None:
+    """The first registry node built from ``accel`` (DGX H100 for H100), or None."""
+    return next((n for n in Systems.Nodes if n.accelerator.name == accel.name), None)
+
+
 def nearest_precision(accel: Accelerator, want: str) -> str:
     """``want`` if ``accel`` publishes it; else one of the same width; else the first of FALLBACK_ORDER."""
     have = accel.precisions
@@ -70,15 +93,37 @@ def scenario(accelerator: str | None = None, model: str | None = None, precision
     return Scenario(a, m, node_for(a), nearest_precision(a, want), want)
 
 
-def reference_scenario() -> Scenario:
-    """The scenario the appendix is computed for: ``MLSYSIM_SCENARIO`` if set, else the reference."""
-    raw = os.environ.get(ENV)
-    if not raw:
-        return scenario()
-    try:
-        choice = json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise UnknownEntryError(f"{ENV} is not a JSON object: {e}") from None
-    if not isinstance(choice, dict):
-        raise UnknownEntryError(f"{ENV} must be a JSON object such as {{\"accelerator\": \"B200\"}}")
+@lru_cache(maxsize=1)
+def reference() -> Scenario:
+    """The book's reference scenario, whatever choice is in use."""
+    return scenario()
+
+
+_ACTIVE: ContextVar[Scenario | None] = ContextVar("mlsysim_scenario", default=None)
+
+
+def from_choice(choice: Mapping[str, str] | Scenario | None) -> Scenario:
+    """A scenario from a choice ``{"accelerator": ..., "model": ..., "precision": ...}`` (any key may be left out)."""
+    if choice is None:
+        return reference()
+    if isinstance(choice, Scenario):
+        return choice
+    unknown = sorted(set(choice) - set(CHOICE_KEYS))
+    if unknown:
+        raise UnknownEntryError(f"a choice names {', '.join(unknown)}; it may name {', '.join(CHOICE_KEYS)}")
     return scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision"))
+
+
+@contextmanager
+def use(choice: Mapping[str, str] | Scenario | None):
+    """Compute for ``choice`` inside the ``with`` block: :func:`reference_scenario` returns it there."""
+    token = _ACTIVE.set(from_choice(choice))
+    try:
+        yield _ACTIVE.get()
+    finally:
+        _ACTIVE.reset(token)
+
+
+def reference_scenario() -> Scenario:
+    """The scenario the appendix is computed for: the choice in :func:`use`, else the reference."""
+    return _ACTIVE.get() or reference()

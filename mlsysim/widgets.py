@@ -21,6 +21,7 @@ from .explorer import ROWS, TEXT, explorer_roofline, fallback_precision, rooflin
 from .figures import PLOTLY_CONFIG, plotly_json
 from .reference import DEFAULT_CONTEXT, reference_values
 from .registry import Hardware, Models
+from .scenario import REFERENCE
 from .units import PRECISION_BYTES, Q_
 
 
@@ -42,7 +43,7 @@ def _accelerator(accelerator, precision: str, bandwidth, peak):
     return a
 
 
-def compute_view(accelerator, model, precision: str = "fp8", bandwidth: float | None = None,
+def compute_view(accelerator, model, precision: str = REFERENCE["precision"], bandwidth: float | None = None,
                  peak: float | None = None, context: int | None = None, *, lang: str = "en") -> dict:
     """The explorer's view of one choice: ``raw`` (reference_values as a dict, SI units), ``shown``
     (the strings the table prints), ``roofline`` (the figure description, :mod:`mlsysim.figures`),
@@ -75,7 +76,8 @@ def view_html(view: dict, lang: str = "en") -> str:
     return f"<table class='mlsysim-explorer-table'>{rows}</table>"
 
 
-def explorer(accelerator: str = "H100", model: str = "Llama3_1_70B", precision: str = "fp8", *, lang: str = "en"):
+def explorer(accelerator: str = REFERENCE["accelerator"], model: str = REFERENCE["model"],
+             precision: str = REFERENCE["precision"], *, lang: str = "en"):
     """An ipywidgets box: accelerator, model, precision, free bandwidth/peak/context, the reference table
     and the roofline as a plotly ``FigureWidget``; every change recomputes through :func:`compute_view`.
 

@@ -5,19 +5,45 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mlsysim import Hardware, Models
-from mlsysim.figures import (APPENDIX_FIGURES, batch_figure, kv_design_figure, prefill_figure, queueing_figure,
-                             roofline_figure, svg_bytes, write_appendix_figures)
+from mlsysim.figures import (APPENDIX_FIGURES, appendix_specs, batch_spec, book_figure, kv_design_spec, prefill_spec,
+                             queueing_spec, roofline_spec, svg_bytes, to_matplotlib)
 from mlsysim.physics import (attainable_performance, attention_crossover_length, batched_step_time,
                              compute_bound_batch, decode_intensity, kingman_wait, kv_bytes_per_token,
                              prefill_time, ridge_point)
 from mlsysim.units import BYTES_FP8, Q_
 
 H100, L70 = Hardware.Cloud.H100, Models.Language.Llama3_70B
+
+
+def drawn(spec):
+    """The static (matplotlib) figure of a description, and its data."""
+    return to_matplotlib(spec, "en"), spec.data
+
+
+def roofline_figure(*a, **kw):
+    return drawn(roofline_spec(*a, **kw))
+
+
+def prefill_figure(*a, **kw):
+    return drawn(prefill_spec(*a, **kw))
+
+
+def batch_figure(*a, **kw):
+    return drawn(batch_spec(*a, **kw))
+
+
+def kv_design_figure(*a, **kw):
+    return drawn(kv_design_spec(*a, **kw))
+
+
+def queueing_figure(*a, **kw):
+    return drawn(queueing_spec(*a, **kw))
 
 
 def close(a, b, rel=1e-12):
@@ -112,12 +138,15 @@ def test_svg_deterministic(builder):
         .replace(b"http://purl.org", b"").replace(b"http://creativecommons.org", b"")
 
 
-def test_write_appendix_figures_is_stable(tmp_path):
-    first = write_appendix_figures(tmp_path)
-    blobs = {n: p.read_bytes() for n, (p, _) in first.items()}
-    assert sorted(blobs) == sorted(APPENDIX_FIGURES)
-    write_appendix_figures(tmp_path)
-    assert {n: (tmp_path / f"{n}.en.svg").read_bytes() for n in blobs} == blobs
+def test_book_figures_are_stable(tmp_path):
+    import mlsysim.figures.book as B
+    specs = appendix_specs()
+    assert sorted(specs) == sorted(APPENDIX_FIGURES)
+    blobs = {n: Path(book_figure(s, tmp_path, lang="en").svg_link).read_bytes() for n, s in specs.items()}
+    B._DRAWN.clear()   # draw again, not from this process's memo
+    for n, s in appendix_specs().items():
+        (tmp_path / f"{s.key}.en.svg").unlink()
+        assert Path(book_figure(s, tmp_path, lang="en").svg_link).read_bytes() == blobs[n]
 
 
 # ───────────────────── one description, two renderers (issue 13) ─────────────────────
