@@ -78,27 +78,34 @@ def phases(book: Path) -> dict[str, float]:
     the import every chapter process starts from, the appendix executed with an empty and with a
     warm figure/explorer cache, one hardware variant of the appendix, and typst for one book."""
     code = r"""
-import json, os, sys, time, tempfile
+import json, os, re, sys, time, tempfile
 from pathlib import Path
 root = Path(sys.argv[1]); sys.path.insert(0, str(root)); out = {}
 t = time.perf_counter()
-from bookbuild.kernel import preload
-preload(root, drawing=True); out["import"] = time.perf_counter() - t
-from bookbuild.execute import execute_chapter
-cache = tempfile.mkdtemp(); os.environ["MLSYSIM_CACHE"] = cache
+from bookbuild.book.hooks import BookHooks, preload
+preload(root, None); out["import"] = time.perf_counter() - t
+from bookbuild.execute import RunOptions, execute_chapter
+cache = Path(tempfile.mkdtemp())
 for label in ("cold", "warm"):
     import mlsysim.figures.book as F; F._DRAWN.clear()
     t = time.perf_counter()
-    execute_chapter(root / "appendix/inference-cost.qmd", root, Path(cache) / "figs", profile="en")
+    execute_chapter(root / "appendix/inference-cost.qmd", root, cache / "figs", profile="en",
+                    hooks=BookHooks(root, cache_folder=cache))
     out["appendix_" + label] = time.perf_counter() - t
-from bookbuild.variants import choices, run_batch
-batch = choices(root)[:20]
-t = time.perf_counter(); run_batch(root, root / "appendix/inference-cost.qmd", batch)
+from bookbuild.book.variants import choices, one_choice
+from bookbuild.source import parse
+doc = parse("appendix/inference-cost.qmd", root)
+opts = RunOptions(root=root, fig_dir=cache / "v", md_dir=root, raw_errors=True)
+batch = choices(root / "mlsysim" / "data")[:20]
+t = time.perf_counter()
+for c in batch:
+    one_choice(doc, opts, c, "fp8")
 out["variant"] = (time.perf_counter() - t) / len(batch)
 import typst
 typ = root / "_build" / "typst" / "en" / "book.typ"
 moved = typ.with_name("bench.typ")   # the images now sit in _book, where the staging folder was swapped in
-moved.write_text(typ.read_text(encoding="utf-8").replace("/_build/staging/", "/_book/"), encoding="utf-8")
+moved.write_text(re.sub(r"/_book/\.(\w+)\.staging-\d+/\w+/", r"/_book/\1/", typ.read_text(encoding="utf-8")),
+                 encoding="utf-8")
 t = time.perf_counter(); typst.compile(str(moved), root="/", ignore_system_fonts=False)
 out["typst"] = time.perf_counter() - t
 print(json.dumps(out))

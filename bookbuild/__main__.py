@@ -1,119 +1,177 @@
-"""``python -m bookbuild COMMAND``: argument parsing only; the work is in :mod:`bookbuild.pipeline`.
+"""``python -m bookbuild COMMAND``: argument parsing only; the build is :mod:`bookbuild.passes`.
 
 Commands:
 
-- ``check``: execute every chapter of the profile(s) (each in its own process, cached), write
-  ``_build/executed/<profile>/``, verify references, citations, the bibliography, the typed-number
-  lint and ``*_str`` use;
-- ``render``: the same, then HTML and PDF into ``_book/<lang>``, replaced only when the whole book
-  succeeded;
+- ``check``: run the passes up to the book's layer (parse, execute, number, verify, book);
+- ``render``: every pass; HTML and PDF into ``_book/<lang>`` (or ``--output-dir``), replaced only when
+  the whole book succeeded;
 - ``preview``: serve the book on localhost, rebuild on every change, reload the page;
 - ``diff [GIT_REF]``: every inline value and guard that changed between GIT_REF and the work tree;
 - ``compare-render OTHER_BOOK_DIR``: our pages against another rendering (Quarto's);
 - ``translated FILE``: record that a translated chapter is up to date with its English source.
 
-Any book error prints one line per problem (``path:line: [cell label] message``) and exits 1; a
-usage error exits 2; nothing prints a traceback (``BOOKBUILD_DEBUG=1`` shows one for a bug).
+Any book error prints one line per problem (``path:line: [cell label] message``) and exits 1; a usage
+error (a bad option) exits 2 naming the option; nothing prints a traceback (``BOOKBUILD_DEBUG=1``
+shows one for a bug of ours).
 """
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+from . import procs
+from .book.hooks import DATA_ENV
 from .errors import BuildError, BuildFailed
-from .kernel import DEFAULT_CELL_TIMEOUT, DEFAULT_OUTPUT_CAP, Limits
-from .pipeline import CheckedProfile, Options, build, profile_names
+from .project import profiles as list_profiles
+from .settings import DEFAULT_CELL_TIMEOUT, FORMATS, Settings, debug_requested
 
 
-def _summary(cp: CheckedProfile) -> str:
-    n_cells = sum(len(ec.cells) for ec in cp.executed)
-    n_inline = sum(len(ec.inline) for ec in cp.executed)
-    n_fig = sum(len(ec.figures) for ec in cp.executed)
-    rel = cp.executed_dir.relative_to(cp.book.root).as_posix()
-    return (f"{cp.book.profile} ({cp.book.lang}): {len(cp.executed)} chapters, {n_cells} cells, "
-            f"{n_inline} inline values, {len(cp.index)} labels, {n_fig} figures: OK -> {rel}")
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, status 2, naming the option
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _build_args(ap: argparse.ArgumentParser) -> None:
+def positive_seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not (math.isfinite(v) and 0 < v <= 86_400):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0 and at most 86400, got {text!r}")
+    return v
+
+
+def jobs_count(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes, got {text!r}") from None
+    if not 0 <= v <= 256:
+        raise argparse.ArgumentTypeError(f"expected 0 (one per core) to 256 processes, got {text!r}")
+    return v
+
+
+def formats_list(text: str) -> tuple[str, ...]:
+    got = tuple(f.strip() for f in text.split(",") if f.strip())
+    bad = [f for f in got if f not in FORMATS]
+    if not got or bad:
+        raise argparse.ArgumentTypeError(f"takes {', '.join(FORMATS)} separated by commas, not {text!r}")
+    return got
+
+
+def build_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--profile", default=None, help="en | zh | all (default: the project's default)")
     ap.add_argument("--root", default=".", type=Path)
     ap.add_argument("--no-cache", action="store_true",
                     help="execute and render everything again (the output is byte-identical)")
-    ap.add_argument("--cell-timeout", type=float, default=DEFAULT_CELL_TIMEOUT, metavar="SECONDS",
+    ap.add_argument("--cell-timeout", type=positive_seconds, default=DEFAULT_CELL_TIMEOUT, metavar="SECONDS",
                     help=f"stop a cell that runs longer (default {DEFAULT_CELL_TIMEOUT:g})")
-    ap.add_argument("--jobs", type=int, default=0, help="chapters executed at once (default: one per core)")
-    ap.add_argument("--formats", default="html,pdf", help="render: html, pdf or html,pdf (default both)")
+    ap.add_argument("--jobs", type=jobs_count, default=0, help="processes at once (default: one per core)")
+    ap.add_argument("--formats", type=formats_list, default=("html", "pdf"),
+                    help="render: html, pdf, epub, comma-separated (default html,pdf)")
+    ap.add_argument("--output-dir", type=Path, default=None,
+                    help="render: put each book in DIR/<lang> instead of the profile's output-dir")
 
 
-def _options(args) -> Options:
-    if args.cell_timeout <= 0:
-        raise SystemExit("bookbuild: --cell-timeout must be a positive number of seconds")
-    formats = tuple(f for f in args.formats.split(",") if f)
-    if not formats or set(formats) - {"html", "pdf"}:
-        raise SystemExit(f"bookbuild: --formats takes html, pdf or html,pdf, not {args.formats!r}")
-    return Options(cache=not args.no_cache, formats=formats,
-                   limits=Limits(cell_timeout=args.cell_timeout, output_cap=DEFAULT_OUTPUT_CAP,
-                                 parallel=max(0, args.jobs)))
+def settings_of(args) -> Settings:
+    root = project_root(args.root)
+    return Settings.make(root, data_env=DATA_ENV, cache=False if args.no_cache else None, cell_timeout=args.cell_timeout,
+                         jobs=args.jobs, formats=args.formats,
+                         output_dir=args.output_dir.resolve() if getattr(args, "output_dir", None) else None,
+                         cache_dir=getattr(args, "cache_dir", None))
 
 
-def run_build(args, render: bool) -> int:
-    root = args.root.resolve()
-    names = profile_names(root, args.profile)
-    report = build(root, names, _options(args), render=render)
-    for cp in report.checked:
-        print(_summary(cp))
-    if report.executed or report.cached:
-        print(f"executed {len(report.executed)} chapter(s), {len(report.cached)} from the cache")
-    if render:
-        for cp in report.checked:
-            state = "rendered" if cp.book.profile in report.rendered else "up to date"
-            print(f"{cp.book.profile}: {state} -> {cp.book.output_dir.as_posix()}")
+def project_root(given: Path) -> Path:
+    """The project folder: ``given`` if it holds ``_quarto.yml``, else the nearest folder above it that does
+    (so the build works from any folder inside the project)."""
+    p = Path(given).resolve()
+    for d in [p, *p.parents]:
+        if (d / "_quarto.yml").is_file():
+            return d
+    raise BuildError(str(given), None, "is not inside a book project (no _quarto.yml here or above): "
+                                       "run from the project folder or pass --root")
+
+
+def profile_names(root: Path, arg: str | None) -> list[str]:
+    if arg == "all":
+        return list_profiles(root) or ["default"]
+    return [arg or "default"]
+
+
+def summary(build, profile: str) -> str:
+    book = next(b for b in build.books if b.profile == profile)
+    exs = build.executed[profile]
+    n_cells = sum(len(ec.cells) for ec in exs)
+    n_inline = sum(len(ec.inline) for ec in exs)
+    n_fig = sum(len(ec.figures) for ec in exs)
+    rel = build.executed_dir(profile).relative_to(build.root).as_posix()
+    return (f"{profile} ({book.lang}): {len(exs)} chapters, {n_cells} cells, {n_inline} inline values, "
+            f"{len(build.index[profile].targets)} labels, {n_fig} figures: OK -> {rel}")
+
+
+def run_build(args, command: str) -> int:
+    from . import passes
+    s = settings_of(args)
+    b = passes.run(s, profile_names(s.root, args.profile), passes.COMMANDS[command])
+    for note in b.report.notes:
+        print(f"bookbuild: note: {note}", file=sys.stderr)
+    for p in b.names:
+        print(summary(b, p))
+    if b.report.executed or b.report.cached:
+        print(f"executed {len(b.report.executed)} chapter(s), {len(b.report.cached)} from the cache")
+    if command == "render":
+        from .passes.render import destination
+        for book in b.books:
+            state = "rendered" if book.profile in b.report.rendered else "up to date"
+            print(f"{book.profile}: {state} -> {os.path.relpath(destination(b, book), s.root)}")
     return 0
 
 
-def compare_main(argv: list[str]) -> int:
-    """``compare-render OTHER_BOOK_DIR``: our rendered pages against another rendering (Quarto's)."""
-    from .compare import INFORMATIONAL, compare_books
-    from .project import load_book
-    ap = argparse.ArgumentParser(prog="python -m bookbuild compare-render",
-                                 description="Compare our _book with another rendering of the same "
-                                             "sources (e.g. Quarto's _book), page by page.")
-    ap.add_argument("other", type=Path, help="the other book folder (holding en/ and zh/, or one language)")
-    ap.add_argument("--profile", default="all", help="en | zh | all (default: all)")
-    ap.add_argument("--ours", type=Path, default=None, help="our book folder (default: <root>/_book)")
-    ap.add_argument("--root", default=".", type=Path)
+def facts_main(argv: list[str]) -> int:
+    """``facts``: every inline value and recorded guard as JSON (what ``diff`` compares)."""
+    from . import passes
+    from .book.diff import facts_of
+    ap = Parser(prog="python -m bookbuild facts")
+    build_args(ap)
+    ap.add_argument("--cache-dir", type=Path, default=None)
     args = ap.parse_args(argv)
-    root = args.root.resolve()
-    ours = (args.ours or root / "_book").resolve()
-    other = args.other.resolve()
-    if not other.is_dir():
-        raise BuildError(str(args.other), None, "is not a folder: give the other rendering's _book")
-    same = True
-    for name in profile_names(root, args.profile):
-        book = load_book(root, name)
-        sub = book.output_dir.name
-        mine, theirs = ours / sub, (other / sub if (other / sub).is_dir() else other)
-        if not mine.is_dir():
-            raise BuildError(str(mine), None, "does not exist: run python -m bookbuild render first")
-        chapters = [{"source": ch.path.as_posix()} for ch in book.chapters]
-        cmp = compare_books(mine, theirs, chapters, list(book.crossref.values()))
-        counts = ", ".join(f"{v} {k}" for k, v in cmp.counts.items())
-        print(f"{name}: {len(cmp.pages)} pages compared ({counts}) against {theirs}")
-        for m in cmp.missing:
-            print(f"  {m}")
-        for d in cmp.diffs:
-            note = " (expected: the tools differ here)" if d.category in INFORMATIONAL else ""
-            print(f"  {d.format()}{note}")
-        if cmp.same:
-            print(f"{name}: same headings, cross-references, captions, equation numbers and numbers")
-        same = same and cmp.same
-    return 0 if same else 1
+    s = replace(settings_of(args), quiet=True)
+    b = passes.run(s, profile_names(s.root, args.profile), passes.COMMANDS["facts"], facts=True)
+    print(json.dumps(facts_of(b), ensure_ascii=False))
+    return 0
+
+
+def _dispatch(argv: list[str]) -> int:
+    cmd = argv[0] if argv else ""
+    if cmd == "translated":   # record that a translation is up to date with its source
+        from .book.translation import main_translated
+        return main_translated(argv[1:])
+    if cmd == "compare-render":
+        from .compare import main as compare_main
+        return compare_main(argv[1:])
+    if cmd == "preview":
+        from .preview import main as preview_main
+        return preview_main(argv[1:])
+    if cmd == "facts":
+        return facts_main(argv[1:])
+    if cmd == "diff":
+        from .book.diff import main as diff_main
+        return diff_main(argv[1:])
+    ap = Parser(prog="python -m bookbuild")
+    ap.add_argument("command", choices=["check", "render", "preview", "diff", "compare-render", "translated"])
+    build_args(ap)
+    args = ap.parse_args(argv)
+    return run_build(args, args.command)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    procs.on_termination()
     try:
         return _dispatch(argv)
     except BuildFailed as e:
@@ -133,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bookbuild: {name}{e.strerror or e}", file=sys.stderr)
         return 1
     except Exception as e:  # noqa: BLE001 - a bug of ours: still one line, unless asked for more
-        if os.environ.get("BOOKBUILD_DEBUG"):
+        if debug_requested():
             raise
         tb = e.__traceback__
         while tb is not None and tb.tb_next is not None:
@@ -142,37 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bookbuild: internal error: {type(e).__name__}: {e}{where} "
               "(BOOKBUILD_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 70
-
-
-def _dispatch(argv: list[str]) -> int:
-    if argv and argv[0] == "translated":   # record that a translation is up to date with its source
-        from .translation import main_translated
-        return main_translated(argv[1:])
-    if argv and argv[0] == "compare-render":
-        return compare_main(argv[1:])
-    if argv and argv[0] == "preview":
-        from .preview import main as preview_main
-        return preview_main(argv[1:])
-    if argv and argv[0] == "facts":   # for diff: inline values and guards as JSON
-        import json
-        from .pipeline import facts
-        ap = argparse.ArgumentParser(prog="python -m bookbuild facts")
-        _build_args(ap)
-        ap.add_argument("--cache-dir", type=Path, default=None)
-        args = ap.parse_args(argv[1:])
-        opts = _options(args)
-        opts.cache_dir = args.cache_dir
-        root = args.root.resolve()
-        print(json.dumps(facts(root, profile_names(root, args.profile), opts), ensure_ascii=False))
-        return 0
-    if argv and argv[0] == "diff":
-        from .diff import main as diff_main
-        return diff_main(argv[1:])
-    ap = argparse.ArgumentParser(prog="python -m bookbuild")
-    ap.add_argument("command", choices=["check", "render", "preview", "diff", "compare-render", "translated"])
-    _build_args(ap)
-    args = ap.parse_args(argv)
-    return run_build(args, render=args.command == "render")
+    finally:
+        procs.stop_all()
 
 
 if __name__ == "__main__":

@@ -22,6 +22,10 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
+from .errors import BuildError
+from .project import load_book, profiles as list_profiles
+from .render.pages import page_for
+
 CATEGORIES = ("headings", "xrefs", "captions", "equations", "numbers", "bibliography")
 #: what the two tools may render differently: the bibliography follows each pandoc's default CSL
 #: (Quarto 1.7.34 bundles pandoc 3.6; pandoc 3.7+ updated its Chicago style: no page range when a
@@ -228,7 +232,6 @@ class Comparison:
 
 def compare_books(ours_dir: Path, other_dir: Path, chapters: list[dict], words: list[str]) -> Comparison:
     """``chapters``: the book.json chapter entries (``source``), in order."""
-    from .render import page_for
     diffs, missing, pages = [], [], []
     counts = Counter()
     for e in chapters:
@@ -245,3 +248,42 @@ def compare_books(ours_dir: Path, other_dir: Path, chapters: list[dict], words: 
             counts[cat] += len(getattr(facts, cat))
         diffs += compare_pages(ta, tb, words, mine)
     return Comparison(pages, diffs, missing, dict(counts))
+
+
+def main(argv: list[str]) -> int:
+    """``compare-render OTHER_BOOK_DIR``: our rendered pages against another rendering (Quarto's)."""
+    import argparse
+    ap = argparse.ArgumentParser(prog="python -m bookbuild compare-render",
+                                 description="Compare our _book with another rendering of the same "
+                                             "sources (e.g. Quarto's _book), page by page.")
+    ap.add_argument("other", type=Path, help="the other book folder (holding en/ and zh/, or one language)")
+    ap.add_argument("--profile", default="all", help="en | zh | all (default: all)")
+    ap.add_argument("--ours", type=Path, default=None, help="our book folder (default: <root>/_book)")
+    ap.add_argument("--root", default=".", type=Path)
+    args = ap.parse_args(argv)
+    root = args.root.resolve()
+    ours = (args.ours or root / "_book").resolve()
+    other = args.other.resolve()
+    if not other.is_dir():
+        raise BuildError(str(args.other), None, "is not a folder: give the other rendering's _book")
+    same = True
+    names = (list_profiles(root) or ["default"]) if args.profile == "all" else [args.profile]
+    for name in names:
+        book = load_book(root, name)
+        sub = book.output_dir.name
+        mine, theirs = ours / sub, (other / sub if (other / sub).is_dir() else other)
+        if not mine.is_dir():
+            raise BuildError(str(mine), None, "does not exist: run python -m bookbuild render first")
+        chapters = [{"source": ch.path.as_posix()} for ch in book.chapters]
+        cmp = compare_books(mine, theirs, chapters, list(book.crossref.values()))
+        counts = ", ".join(f"{v} {k}" for k, v in cmp.counts.items())
+        print(f"{name}: {len(cmp.pages)} pages compared ({counts}) against {theirs}")
+        for m in cmp.missing:
+            print(f"  {m}")
+        for d in cmp.diffs:
+            note = " (expected: the tools differ here)" if d.category in INFORMATIONAL else ""
+            print(f"  {d.format()}{note}")
+        if cmp.same:
+            print(f"{name}: same headings, cross-references, captions, equation numbers and numbers")
+        same = same and cmp.same
+    return 0 if same else 1

@@ -1,8 +1,9 @@
 """``python -m bookbuild preview [--profile en|zh] [--port N] [--no-browser]``: the author's loop.
 
 Serves ``_book/<lang>`` on localhost, watches the sources (chapters and what they include, the
-``_quarto*.yml`` files, the bibliography, the lint allowlist, ``mlsysim``'s code and data) and, on a
-change, rebuilds through the same pipeline as ``render`` (in a fresh process, so a changed ``mlsysim``
+``_quarto*.yml`` files, the bibliography, the code trees every result depends on: bookbuild's and the
+libraries' the chapters import) and, on a change, rebuilds through the same passes as ``render`` (in a
+fresh process, so changed library code
 is imported anew; the content cache re-executes only what the change touched). Every page the
 server sends carries a small script that listens for the next build on an event stream and reloads;
 a failed build (a broken guard, a typo in a cell) shows its one-line messages in a banner on the page
@@ -27,6 +28,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from .project import load_book, profiles as list_profiles
+from .passes.parse import code_trees
+from .source import parse
 
 EVENTS = "/__bookbuild__/events"
 STATUS = "/__bookbuild__/status"
@@ -74,13 +77,10 @@ class State:
 
 def watched_files(root: Path, names: list[str]) -> list[Path]:
     """Every file whose change can change the book (the same inputs the cache keys cover)."""
-    from .execute import expand_includes
     root = Path(root)
     out: set[Path] = set(root.glob("_quarto*.yml"))
-    out.add(Path(__file__).with_name("lint_allowlist.toml"))
-    for p in (root / "mlsysim").rglob("*") if (root / "mlsysim").is_dir() else []:
-        if p.is_file() and "__pycache__" not in p.parts:
-            out.add(p)
+    for tree in code_trees(root):
+        out.update(p for p in tree.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     for name in names:
         try:
             book = load_book(root, name)
@@ -90,9 +90,8 @@ def watched_files(root: Path, names: list[str]) -> list[Path]:
         for ch in book.chapters:
             out.add(root / ch.path)
             try:
-                for _, o in expand_includes(root / ch.path, root):
-                    out.add(root / o.file)
-            except Exception:  # noqa: BLE001
+                out.update(root / rel for rel in parse(ch.path, root).files)
+            except Exception:  # noqa: BLE001 - a broken chapter is reported by the build itself
                 pass
     return sorted(out)
 

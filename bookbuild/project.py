@@ -7,13 +7,13 @@ Quarto merges a profile file into the base file like this (observed in Quarto
 from __future__ import annotations
 
 import copy
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from .errors import ConfigError
+from .errors import BuildError, ConfigError, read_text
+from .source import safe_yaml
 
 #: which key of Quarto's ``language:`` table names each cross-reference kind's word
 LANGUAGE_KEYS = {"fig": "crossref-fig-title", "tbl": "crossref-tbl-title", "eq": "crossref-eq-prefix",
@@ -25,7 +25,6 @@ CROSSREF_PREFIX_KINDS = ("fig", "tbl", "eq")
 
 def quarto_language_defaults(lang: str) -> dict[str, str]:
     """Quarto 1.7.34's default words for ``lang`` (``bookbuild/quarto_language.toml``)."""
-    import tomllib
     table = tomllib.loads((Path(__file__).parent / "quarto_language.toml").read_text(encoding="utf-8"))
     return dict(table.get(lang.split("-")[0]) or table["en"])
 
@@ -101,14 +100,11 @@ def merge(base: Any, over: Any) -> Any:
 def _read_yaml(path: Path) -> dict:
     if not path.is_file():
         raise ConfigError(path.name, None, f"missing project file {path.name}")
-    from .errors import read_text
     text = read_text(path, path.name)
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        line = getattr(getattr(e, "problem_mark", None), "line", None)
-        raise ConfigError(path.name, None if line is None else line + 1,
-                          f"invalid YAML: {getattr(e, 'problem', e)}") from None
+        data = safe_yaml(text, path.name)
+    except BuildError as e:
+        raise ConfigError(path.name, e.line, e.message) from None
     if data is None:
         return {}
     if not isinstance(data, dict):

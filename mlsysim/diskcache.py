@@ -1,7 +1,7 @@
 """Results kept between processes, for the computations a book build repeats unchanged.
 
-Only where ``MLSYSIM_CACHE`` names a folder (bookbuild sets it to ``_build/cache/mlsysim``; nothing is
-kept otherwise). A result is keyed by its inputs AND by every file of the mlsysim package in use (its
+Only where a folder is named: :func:`configure` (bookbuild names ``_build/cache/mlsysim`` in each chapter's
+process) or the user's ``MLSYSIM_CACHE``; nothing is kept otherwise. A result is keyed by its inputs AND by every file of the mlsysim package in use (its
 code and its registry data), so a cached result is always the one this code and data would compute.
 """
 from __future__ import annotations
@@ -31,8 +31,17 @@ def package_digest() -> str:
     return h.hexdigest()
 
 
+_FOLDER: Path | None = None
+
+
+def configure(path: Path | str | None) -> None:
+    """Keep results in ``path`` from now on in this process (``None``: back to ``MLSYSIM_CACHE``)."""
+    global _FOLDER
+    _FOLDER = Path(path) if path else None
+
+
 def folder(kind: str) -> Path | None:
-    base = os.environ.get(ENV)
+    base = _FOLDER or os.environ.get(ENV)
     return Path(base) / kind if base else None
 
 

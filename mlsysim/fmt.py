@@ -10,10 +10,11 @@ size (which is never a whole number of GiB) cannot be mislabelled; print those w
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import ROUND_HALF_UP, Decimal
 
 from .errors import MlsysimError
-from .guards import is_recording
 from .units import GiB, KiB, MiB, TiB
 
 #: the largest relative error a display may introduce
@@ -47,10 +48,22 @@ def _round(x: float, precision: int) -> Decimal:
     return Decimal(repr(x)).quantize(q, rounding=ROUND_HALF_UP)
 
 
-def _adapting() -> bool:
-    """While guards are recorded (a chapter computed for another choice), a precision that would hide the
+_ADAPTIVE: ContextVar[bool] = ContextVar("mlsysim_fmt_adaptive", default=False)
+
+
+@contextmanager
+def adaptive():
+    """Inside the ``with`` block (a chapter computed for another choice), a precision that would hide the
     magnitude gains decimals instead of stopping the computation."""
-    return is_recording()
+    token = _ADAPTIVE.set(True)
+    try:
+        yield
+    finally:
+        _ADAPTIVE.reset(token)
+
+
+def _adapting() -> bool:
+    return _ADAPTIVE.get()
 
 
 def fmt(x, precision: int = 1, *, commas: bool = True) -> Fmt:

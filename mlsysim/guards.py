@@ -16,6 +16,7 @@ import sys
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .errors import MlsysimError
 
@@ -28,8 +29,12 @@ class GuardError(MlsysimError, AssertionError):
 
 @dataclass
 class Recorder:
-    """The guards evaluated while it was active: ``{"file", "line", "passed", "message", "zh", "audience"}``."""
+    """The guards evaluated while it was active: ``{"file", "line", "passed", "message", "zh", "audience"}``.
+
+    ``accept(filename)``: which callers' guards are recorded (default: every caller); a guard called from
+    anywhere else (the library's own import-time checks, say) still raises."""
     records: list[dict] = field(default_factory=list)
+    accept: Callable[[str], bool] | None = None
 
     def failed(self, audience: str | None = None) -> list[dict]:
         return [r for r in self.records if not r["passed"] and audience in (None, r["audience"])]
@@ -39,9 +44,10 @@ _RECORDER: ContextVar[Recorder | None] = ContextVar("mlsysim_guard_recorder", de
 
 
 @contextmanager
-def recording():
-    """Record guards instead of raising them, for the duration of the ``with`` block."""
-    rec = Recorder()
+def recording(accept: Callable[[str], bool] | None = None):
+    """Record guards instead of raising them, for the duration of the ``with`` block (``accept``: see
+    :class:`Recorder`)."""
+    rec = Recorder(accept=accept)
     token = _RECORDER.set(rec)
     try:
         yield rec
@@ -64,9 +70,10 @@ def check(condition, message: str, *, zh: str | None = None, audience: str = "re
     rec = _RECORDER.get()
     if rec is not None:
         frame = sys._getframe(_depth)
-        rec.records.append({"file": frame.f_code.co_filename, "line": frame.f_lineno, "passed": bool(condition),
-                            "message": str(message), "zh": zh or "", "audience": audience})
-        return
+        if rec.accept is None or rec.accept(frame.f_code.co_filename):
+            rec.records.append({"file": frame.f_code.co_filename, "line": frame.f_lineno, "passed": bool(condition),
+                                "message": str(message), "zh": zh or "", "audience": audience})
+            return
     if not condition:
         raise GuardError(message)
 

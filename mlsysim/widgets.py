@@ -83,42 +83,54 @@ def explorer(accelerator: str = REFERENCE["accelerator"], model: str = REFERENCE
 
     The box carries its parts as attributes (``accelerator``, ``model``, ``precision``, ``bandwidth``,
     ``peak``, ``context``, ``table``, ``status``, ``figure``) and the last view as ``view``."""
-    import ipywidgets as W  # lazy: only notebooks pay for it
-    import plotly.graph_objects as go
-
-    t = TEXT[lang]
     if accelerator not in [a.name for a in Hardware.Cloud]:
         raise ValueError(f"unknown accelerator {accelerator!r}; available: {', '.join(a.name for a in Hardware.Cloud)}")
-    a0 = Hardware.Cloud.get(accelerator)
-    p0 = fallback_precision(a0, precision)
-    acc = W.Dropdown(options=[(a.display_name, a.name) for a in Hardware.Cloud], value=accelerator,
-                     description=t["accelerator"])
-    mod = W.Dropdown(options=[(m.display_name, m.name) for m in Models.Language], value=model,
-                     description=t["model"])
-    prec = W.Dropdown(options=list(a0.precisions), value=p0, description=t["precision"])
-    bw = W.BoundedFloatText(min=0.01, max=1000, step=0.05, value=a0.memory.bandwidth.to("TB/s").magnitude,
-                            description="β (TB/s)")
-    pk = W.BoundedFloatText(min=0.01, max=1e6, step=10, value=a0.compute.peak(p0).to("Tflop/s").magnitude,
-                            description="π (TFLOP/s)")
-    ctx = W.BoundedIntText(min=1, max=10_000_000, step=1024, value=DEFAULT_CONTEXT, description="T̄")
-    table = W.HTML()
-    status = W.HTML()
-    first = compute_view(accelerator, model, p0, lang=lang)
-    fig = go.FigureWidget(first["roofline_plotly"])
-    fig.layout.height = 380
-    state = {"busy": False, "precision": p0}
+    return _Explorer(accelerator, model, precision, lang).box
 
-    class ExplorerBox(W.VBox):
-        pass
 
-    box = ExplorerBox([W.HBox([acc, mod, prec]), W.HBox([bw, pk, ctx]), status,
-                       W.HBox([table, fig], layout=W.Layout(flex_flow="row wrap"))])
-    box.accelerator, box.model, box.precision = acc, mod, prec
-    box.bandwidth, box.peak, box.context, box.table, box.status, box.figure = bw, pk, ctx, table, status, fig
-    box.config = PLOTLY_CONFIG
+class _Explorer:
+    """The explorer's widgets and what each change does (one instance per box)."""
 
-    def redraw(view):
-        new = view["roofline_plotly"]
+    def __init__(self, accelerator: str, model: str, precision: str, lang: str):
+        import ipywidgets as W  # lazy: only notebooks pay for it
+        import plotly.graph_objects as go
+        self.lang, self.t = lang, TEXT[lang]
+        a0 = Hardware.Cloud.get(accelerator)
+        p0 = fallback_precision(a0, precision)
+        t = self.t
+        self.acc = W.Dropdown(options=[(a.display_name, a.name) for a in Hardware.Cloud], value=accelerator,
+                              description=t["accelerator"])
+        self.mod = W.Dropdown(options=[(m.display_name, m.name) for m in Models.Language], value=model,
+                              description=t["model"])
+        self.prec = W.Dropdown(options=list(a0.precisions), value=p0, description=t["precision"])
+        self.bw = W.BoundedFloatText(min=0.01, max=1000, step=0.05, value=a0.memory.bandwidth.to("TB/s").magnitude,
+                                     description="β (TB/s)")
+        self.pk = W.BoundedFloatText(min=0.01, max=1e6, step=10, value=a0.compute.peak(p0).to("Tflop/s").magnitude,
+                                     description="π (TFLOP/s)")
+        self.ctx = W.BoundedIntText(min=1, max=10_000_000, step=1024, value=DEFAULT_CONTEXT, description="T̄")
+        self.table, self.status = W.HTML(), W.HTML()
+        self.fig = go.FigureWidget(compute_view(accelerator, model, p0, lang=lang)["roofline_plotly"])
+        self.fig.layout.height = 380
+        self.busy, self.precision = False, p0
+        self.box = self._box(W)
+        self.acc.observe(self.on_accelerator, "value")
+        self.prec.observe(self.on_precision, "value")
+        for w in (self.mod, self.bw, self.pk, self.ctx):
+            w.observe(self.update, "value")
+        self.update()
+
+    def _box(self, W):
+        class ExplorerBox(W.VBox):
+            pass
+        box = ExplorerBox([W.HBox([self.acc, self.mod, self.prec]), W.HBox([self.bw, self.pk, self.ctx]), self.status,
+                           W.HBox([self.table, self.fig], layout=W.Layout(flex_flow="row wrap"))])
+        box.accelerator, box.model, box.precision = self.acc, self.mod, self.prec
+        box.bandwidth, box.peak, box.context = self.bw, self.pk, self.ctx
+        box.table, box.status, box.figure, box.config = self.table, self.status, self.fig, PLOTLY_CONFIG
+        return box
+
+    def redraw(self, view: dict) -> None:
+        new, fig = view["roofline_plotly"], self.fig
         with fig.batch_update():
             for tr, nt in zip(fig.data, new["data"]):
                 tr.x, tr.y = nt["x"], nt["y"]
@@ -130,57 +142,51 @@ def explorer(accelerator: str = REFERENCE["accelerator"], model: str = REFERENCE
             for k in ("xaxis", "yaxis"):
                 fig.layout[k].range = new["layout"][k].get("range")
 
-    def update(*_):
-        if state["busy"]:
+    def update(self, *_) -> None:
+        if self.busy:
             return
         try:
-            view = compute_view(acc.value, mod.value, prec.value, bandwidth=bw.value, peak=pk.value,
-                                context=ctx.value, lang=lang)
+            view = compute_view(self.acc.value, self.mod.value, self.prec.value, bandwidth=self.bw.value,
+                                peak=self.pk.value, context=self.ctx.value, lang=self.lang)
         except Exception as exc:  # noqa: BLE001 - show bad input in the widget instead of a traceback
-            status.value = f"<p style='color:#c62828'>{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</p>"
+            self.status.value = (f"<p style='color:#c62828'>{html.escape(type(exc).__name__)}: "
+                                 f"{html.escape(str(exc))}</p>")
             return
-        box.view = view
-        table.value = view_html(view, lang)
-        redraw(view)
+        self.box.view = view
+        self.table.value = view_html(view, self.lang)
+        self.redraw(view)
 
-    def registry_values(a, p):
-        bw.value = a.memory.bandwidth.to("TB/s").magnitude
-        pk.value = a.compute.peak(p).to("Tflop/s").magnitude
+    def _registry_values(self, a, p) -> None:
+        self.busy = True
+        try:
+            self.bw.value = a.memory.bandwidth.to("TB/s").magnitude
+            self.pk.value = a.compute.peak(p).to("Tflop/s").magnitude
+        finally:
+            self.busy = False
 
-    def on_accelerator(change):
+    def on_accelerator(self, change) -> None:
         a = Hardware.Cloud.get(change["new"])
-        want = state["precision"]            # the reader's precision, read before the list is replaced
+        want = self.precision            # the reader's precision, read before the list is replaced
         got = fallback_precision(a, want)
-        state["busy"] = True
+        self.busy = True
         try:
-            prec.options = list(a.precisions)  # (this alone would select the list's first entry)
-            prec.value = got
-            registry_values(a, got)
+            self.prec.options = list(a.precisions)  # (this alone would select the list's first entry)
+            self.prec.value = got
         finally:
-            state["busy"] = False
-        state["precision"] = got
-        status.value = "" if got == want else \
-            f"<p><i>{html.escape(t['fallback'].format(accel=a.display_name, want=want, got=got))}</i></p>"
-        update()
+            self.busy = False
+        self._registry_values(a, got)
+        self.precision = got
+        self.status.value = "" if got == want else \
+            f"<p><i>{html.escape(self.t['fallback'].format(accel=a.display_name, want=want, got=got))}</i></p>"
+        self.update()
 
-    def on_precision(change):
-        if state["busy"]:
+    def on_precision(self, change) -> None:
+        if self.busy:
             return
-        state["precision"] = change["new"]
-        state["busy"] = True
-        try:
-            registry_values(Hardware.Cloud.get(acc.value), change["new"])
-        finally:
-            state["busy"] = False
-        status.value = ""
-        update()
-
-    acc.observe(on_accelerator, "value")
-    prec.observe(on_precision, "value")
-    for w in (mod, bw, pk, ctx):
-        w.observe(update, "value")
-    update()
-    return box
+        self.precision = change["new"]
+        self._registry_values(Hardware.Cloud.get(self.acc.value), change["new"])
+        self.status.value = ""
+        self.update()
 
 
 __all__ = ["compute_view", "explorer", "view_html"]

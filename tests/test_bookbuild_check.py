@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bookbuild.__main__ import main
-from bookbuild.pipeline import check_book
+from bookbuild import check_book
 from bookbuild.errors import BuildFailed, CitationError, LintError, UnusedStrError, XrefError
 
 from conftest import book_copy
@@ -36,7 +36,7 @@ def test_check_passes_and_writes_manifest(tmp_path, capsys):
     assert [c["executed"] for c in m["chapters"]] == ["index.md", "appendix/ref.md"]
     assert [c["appendix"] for c in m["chapters"]] == [False, True]
     assert m["chapters"][1]["number"] == "A" and m["bibliography"] == ["refs.bib"]
-    assert m["xref"]["tbl-appx-values"]["number"] == "A.2"
+    assert m["index"]["targets"]["tbl-appx-values"]["number"] == "A.2"
     assert (root / "_build/executed/en/appendix/ref.md").read_text(encoding="utf-8").startswith("# Reference Values")
     z = json.loads((root / "_build/executed/zh/book.json").read_text(encoding="utf-8"))
     assert z["crossref"]["eq"] == "公式" and z["chapters"][0]["source"] == "index.zh.qmd"
@@ -85,7 +85,7 @@ def test_str_quoted_only_by_the_other_language_counts_as_used(tmp_path):
     root = book_copy(tmp_path, {
         CELL: ("    live_str = fmt_int(live)", "    live_str = fmt_int(live)\n    half_str = fmt_int(live / 2)"),
         "appendix/ref.zh.qmd": ("个（@eq-appx-little）", "个，一半是 `{python} Ref.half_str`（@eq-appx-little）")})
-    assert [cp.book.profile for cp in check_book(root, ["en"])] == ["en"]
+    assert check_book(root, ["en"]).names == ["en"]
 
 
 def test_non_attribute_inline_expression(tmp_path):

@@ -3,7 +3,9 @@
 import pytest
 
 from bookbuild.errors import CellError, GuardFailure, IncludeError, InlineError
-from bookbuild.execute import execute_chapter, static_facts
+from bookbuild.book.unused import cell_facts
+from bookbuild.execute import execute_chapter
+from bookbuild.source import parse
 
 from conftest import book_copy
 CELL = "appendix/_cells/ref.qmd"
@@ -26,9 +28,11 @@ def test_include_expansion_and_inline_substitution(tmp_path):
     assert ec.files == [CHAPTER, CELL]
     assert [(u.expr, u.file, u.line, u.value) for u in ec.inline][:2] == [
         ("Ref.arrival_str", CHAPTER, 5, "2"), ("Ref.stay_str", CHAPTER, 5, "30")]
-    assert {s.name for s in ec.str_attrs} == {"Ref.arrival_str", "Ref.stay_str", "Ref.live_str"}
-    assert [s.file for s in ec.str_attrs] == [CELL] * 3
-    assert ec.labels[:3] == ["sec-appx-ref", "sec-appx-queue", "sec-appx-worked"]
+    strs, _ = cell_facts(parse(CHAPTER, root))
+    assert {s.name for s in strs} == {"Ref.arrival_str", "Ref.stay_str", "Ref.live_str"}
+    assert [s.file for s in strs] == [CELL] * 3
+    assert [h.id for h in parse(CHAPTER, root).headings if h.id][:3] == ["sec-appx-ref", "sec-appx-queue",
+                                                                          "sec-appx-worked"]
     assert ec.title == "Reference Values"
     # every markdown line knows where it came from
     line = md.split("\n").index("Items arrive at 2 per second and stay 30 s.") + 1
@@ -198,12 +202,12 @@ def test_nondeterministic_display_fails(tmp_path):
     assert ei.value.label == "calc-o"
 
 
-def test_static_facts_match_execution(tmp_path):
+def test_parsed_inline_expressions_match_execution(tmp_path):
     root = book_copy(tmp_path)
-    sf = static_facts(root / CHAPTER, root)
+    doc = parse(CHAPTER, root)
     ec = run(root)
-    assert [u.expr for u in sf.inline] == [u.expr for u in ec.inline]
-    assert [s.name for s in sf.str_attrs] == [s.name for s in ec.str_attrs]
+    assert [u.expr for u in doc.inline] == [u.expr for u in ec.inline]
+    assert [(u.file, u.line) for u in doc.inline] == [(u.file, u.line) for u in ec.inline]
 
 
 def test_project_echo_default_and_chapter_override(tmp_path):

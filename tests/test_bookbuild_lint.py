@@ -1,5 +1,6 @@
-"""bookbuild.lint: typed numbers and inline-expression rules, on source text."""
-from bookbuild.lint import inline_rules, load_allowlist, scan, typed_numbers
+"""bookbuild.book.lint: typed numbers and inline-expression rules, on source text."""
+from bookbuild.book.lint import inline_rules, load_allowlist, typed_numbers
+from bookbuild.text import scan
 
 ALLOW = load_allowlist()
 

@@ -182,9 +182,9 @@ def test_a_chapter_cannot_change_another_chapters_state(tmp_path):
     q = root / CHAPTER
     q.write_text(q.read_text(encoding="utf-8") + "\nLeak `{python} Seen.leak_str`, width `{python} Seen.lw_str`, "
                  "format `{python} Seen.fmt_str`.\n", encoding="utf-8")
-    from bookbuild.pipeline import check_book
-    cps = check_book(root, ["en"])
-    md = re.sub(r"\[([^\]]*)\]\{\.mlsysim-v[^}]*\}", r"\1", cps[0].executed[1].markdown)  # values without their spans
+    from bookbuild import check_book
+    b = check_book(root, ["en"])
+    md = re.sub(r"\[([^\]]*)\]\{\.mlsysim-v[^}]*\}", r"\1", b.executed["en"][1].markdown)  # values without their spans
     assert "Leak none, width 1.5, format 1,234." in md
 
 
@@ -228,7 +228,7 @@ def test_unwritable_book_folder_is_one_line(tmp_path, monkeypatch, capsys):
     root = book_copy(tmp_path)
     before = _render_ok(root)
     (root / CHAPTER).write_text((root / CHAPTER).read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
-    import bookbuild.pipeline as pipeline
+    import bookbuild.passes.render as render_pass
     from bookbuild.__main__ import main
     real = os.rename
 
@@ -236,7 +236,7 @@ def test_unwritable_book_folder_is_one_line(tmp_path, monkeypatch, capsys):
         if "_book" in Path(a).parts or "_book" in Path(b).parts:
             raise PermissionError(13, "Permission denied", str(a))
         return real(a, b)
-    monkeypatch.setattr(pipeline.os, "rename", refuse)
+    monkeypatch.setattr(render_pass.os, "rename", refuse)
     assert main(["render", "--profile", "en", "--root", str(root)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["_book/en: cannot replace the rendered book: Permission denied; it was left as before"]

@@ -31,3 +31,11 @@ def test_readme_opens_with_the_build_and_test_commands():
     first_block = text.split("```bash", 1)[1].split("```", 1)[0]
     assert "bash scripts/build.sh" in first_block and "bash scripts/test.sh" in first_block
     assert "scripts/test.sh" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_every_package_of_the_project_is_installed():
+    """A package left out of pyproject.toml would be missing from a non-editable install."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {p.parent.relative_to(ROOT).as_posix().replace("/", ".")
+             for top in ("bookbuild", "mlsysim") for p in (ROOT / top).rglob("__init__.py")}
+    assert found == listed, f"not listed: {found - listed}; listed but absent: {listed - found}"

@@ -1,13 +1,12 @@
 """Every chapter pair of the book (preface, lecture, appendix): the Chinese chapter quotes the same
 inline values in the same order as the English one, and has the same sections, tables, equations,
-figures, cross-references and citations. The comparison is bookbuild.translation's; the localized
+figures, cross-references and citations. The comparison is tests/parity.py's; the localized
 pairs (English words or billions against Chinese digits or 亿) come from notes/glossary.toml and must
 show the same number."""
 import pytest
 
-from bookbuild.translation import (compare_inline, compare_structure, load_localized, quoted_number, structure,
-                                   translation_of)
-from parity import ROOT, chapter_pairs
+from bookbuild.book.translation import Localized, translation_of
+from parity import ROOT, chapter_pairs, compare_inline, compare_structure, load_localized, quoted_number, structure
 
 PAIRS = chapter_pairs()
 
@@ -86,7 +85,6 @@ def test_a_different_value_is_reported():
 
 
 def test_a_localized_value_must_show_the_same_number():
-    from bookbuild.translation import Localized
     loc = {"A.w_words_str": Localized("A.w_words_str", "A.w_str")}
     assert not compare_inline([("A.w_words_str", "twenty-two")], [("A.w_str", "22")], loc)
     assert compare_inline([("A.w_words_str", "twenty-two")], [("A.w_str", "21")], loc)

@@ -1,4 +1,4 @@
-"""Every computed number explains itself: bookbuild.provenance on the appendix's real cells.
+"""Every computed number explains itself: bookbuild.book.provenance on the appendix's real cells.
 
 The cells are executed here in a fresh namespace (fences and ``#|`` lines blanked, so line numbers
 stay the file's). Expected values are the published figures, typed here with where they come from,
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bookbuild.provenance import (MAX_INPUTS, MAX_STEPS, NAMES_FILE, _names_table, explain_cell, explain_class,
+from bookbuild.book.provenance import (MAX_INPUTS, MAX_STEPS, NAMES_FILE, _names_table, explain_cell, explain_class,
                                   guard_targets, pack, unpack)
 
 ROOT = Path(__file__).resolve().parents[1]

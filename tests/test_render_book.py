@@ -11,9 +11,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from bookbuild.pipeline import check_book
-from bookbuild.project import profiles
-from bookbuild.render import render_profile
+from bookbuild.project import load_book, profiles
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIP_DIRS = {".git", "_build", "_book", "__pycache__", ".pytest_cache", "node_modules"}
@@ -22,16 +20,12 @@ GOLDEN = ("295", "591", "21.1", "327,680", "526.0", "48")
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("realbook")
-    shutil.copytree(ROOT, root, dirs_exist_ok=True,
-                    ignore=lambda d, names: [n for n in names if n in SKIP_DIRS])
+def built(rendered_book):
+    """The session's rendered book (tests/conftest.py) and its books by profile."""
+    root = rendered_book.parent
     names = profiles(root)
     assert {"en", "zh"} <= set(names)
-    checked = check_book(root, names)
-    for cp in checked:
-        render_profile(root, cp.book.profile, cp.executed_dir, root / "_book")
-    return root / "_book", {cp.book.profile: cp.book for cp in checked}
+    return rendered_book, {n: load_book(root, n) for n in names}
 
 
 def _soup(p: Path) -> BeautifulSoup:

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bookbuild.render import RenderError, render_profile
+from bookbuild.errors import XrefError
+from bookbuild.numbering import number_book
 from bookbuild.render import pdf as pdfmod
+from bookbuild.render.pandoc import Pandoc, RenderError
+from bookbuild.render.profile import render_profile
 
 BIB = """@article{williams2009,
   author = {Williams, Samuel}, title = {Roofline}, journal = {CACM}, year = {2009}
@@ -16,8 +19,8 @@ BIB = """@article{williams2009,
 """
 
 
-def make_book(root: Path, chapters: dict[str, str], *, xref: dict | None = None,
-              lang: str = "en", appendix: tuple[str, ...] = ()) -> Path:
+def make_book(root: Path, chapters: dict[str, str], *, lang: str = "en", appendix: tuple[str, ...] = ()) -> Path:
+    """An executed book as the build's passes write it (its index numbered over the chapters' ASTs)."""
     ex = root / "_build" / "executed" / "en"
     ex.mkdir(parents=True)
     (root / "references.bib").write_text(BIB, encoding="utf-8")
@@ -27,10 +30,10 @@ def make_book(root: Path, chapters: dict[str, str], *, xref: dict | None = None,
         (ex / name).write_text(text, encoding="utf-8")
         entries.append({"source": name.replace(".md", ".qmd"), "executed": name,
                         "appendix": name in appendix, "title": name})
+    pandoc = Pandoc()
+    index = number_book([(e["source"], e["appendix"], pandoc.md_to_ast(chapters[e["executed"]])) for e in entries])
     book = {"profile": "en", "lang": lang, "title": "T", "chapters": entries,
-            "bibliography": "references.bib"}
-    if xref is not None:
-        book["xref"] = xref
+            "bibliography": "references.bib", "index": index.to_json()}
     (ex / "book.json").write_text(json.dumps(book), encoding="utf-8")
     return root
 
@@ -47,10 +50,9 @@ def test_unresolved_reference_fails(tmp_path):
 
 
 def test_duplicate_label_fails(tmp_path):
-    make_book(tmp_path, {"a.md": "# A {#sec-a}\n\n## X {#sec-x}\n",
-                         "b.md": "# B {#sec-b}\n\n## X {#sec-x}\n"})
-    with pytest.raises(RenderError, match="sec-x' is defined twice"):
-        render_html(tmp_path)
+    with pytest.raises(XrefError, match="sec-x is defined twice"):
+        make_book(tmp_path, {"a.md": "# A {#sec-a}\n\n## X {#sec-x}\n",
+                             "b.md": "# B {#sec-b}\n\n## X {#sec-x}\n"})
 
 
 def test_missing_citation_fails(tmp_path):
@@ -65,11 +67,15 @@ def test_reference_to_unnumbered_section_fails(tmp_path):
         render_html(tmp_path)
 
 
-def test_manifest_numbering_must_agree(tmp_path):
-    make_book(tmp_path, {"a.md": "# A {#sec-a}\n\n## X {#sec-x}\n"},
-              xref={"sec-x": {"kind": "sec", "number": "1.2", "chapter": "a.qmd", "title": "X"}})
-    with pytest.raises(RenderError, match="sec-x: manifest 1.2, rendered 1.1"):
-        render_html(tmp_path)
+def test_the_renderer_takes_the_numbers_of_the_index(tmp_path):
+    """One numbering: the renderer prints what the stored index says (here altered by hand), it does not renumber."""
+    make_book(tmp_path, {"a.md": "# A {#sec-a}\n\n## X {#sec-x}\n\nSee @sec-x.\n"})
+    f = tmp_path / "_build" / "executed" / "en" / "book.json"
+    book = json.loads(f.read_text(encoding="utf-8"))
+    book["index"]["targets"]["sec-x"]["number"] = "1.7"
+    f.write_text(json.dumps(book), encoding="utf-8")
+    render_html(tmp_path)
+    assert ">Section\u00a01.7</a>" in (tmp_path / "_book" / "en" / "a.html").read_text(encoding="utf-8")
 
 
 def test_remote_image_fails(tmp_path):
@@ -99,8 +105,7 @@ def test_numbering_across_chapters_and_appendices(tmp_path):
 
 def test_missing_cjk_font_is_one_clear_line(monkeypatch):
     monkeypatch.setattr(pdfmod, "CJK_DIRS", ("/nonexistent/fonts",))
-    monkeypatch.setenv("BOOK_CJK_FONT_DIR", "")
     with pytest.raises(RenderError) as e:
-        pdfmod.require_cjk_font_dir()
+        pdfmod.require_cjk_font_dir(None)
     msg = str(e.value)
     assert "\n" not in msg and "apt-get install -y fonts-noto-cjk" in msg

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from bookbuild.render import render_profile
+from bookbuild.render.profile import render_profile
 
 FIXTURE = Path(__file__).parent / "fixtures" / "render_book"
 PROFILES = ("en", "zh")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from bookbuild.translation import (check_drift, check_glossary, glossary_errors, load_glossary, main_translated,
+from bookbuild.book.translation import (check_drift, check_glossary, glossary_errors, load_glossary, main_translated,
                                    prose_blocks, prose_hash, stamp, translation_of)
 from conftest import copy_with_edits
 

@@ -9,13 +9,17 @@ depend on what else happens to be installed, and the creation date is unset
 from __future__ import annotations
 
 import json
-import os
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
-from . import pandoc as P
-from .crossref import ChapterInfo, Context, transform_chapter
+from .. import procs
+from ..cache import file_digest, installed_versions, sha256_bytes
+from .. import pandoc_ast as A
+from .filters import Chapter, Context, transform
 from .pandoc import RenderError
+from .strings import ui
 
 TEMPLATE = Path(__file__).parent / "templates" / "book.typ"
 
@@ -27,20 +31,19 @@ CJK_DIRS = ("/usr/share/fonts/opentype/noto", "/usr/share/fonts/noto-cjk",
             "/usr/local/share/fonts")
 CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
-CONTENTS = {"en": "Contents", "zh": "目录"}
 
 
-def find_cjk_font_dir() -> Path | None:
-    """The folder holding Noto CJK (``BOOK_CJK_FONT_DIR`` wins)."""
-    cands = [os.environ.get("BOOK_CJK_FONT_DIR", "")] + list(CJK_DIRS)
+def find_cjk_font_dir(given: str | None = None) -> Path | None:
+    """The folder holding Noto CJK (``given``, the settings' ``BOOK_CJK_FONT_DIR``, wins)."""
+    cands = [given or ""] + list(CJK_DIRS)
     for d in cands:
         if d and all((Path(d) / f).is_file() for f in CJK_FILES):
             return Path(d)
     return None
 
 
-def require_cjk_font_dir() -> Path:
-    d = find_cjk_font_dir()
+def require_cjk_font_dir(given: str | None = None) -> Path:
+    d = find_cjk_font_dir(given)
     if d is None:
         raise RenderError(None, None,
                           "the Chinese PDF needs the Noto CJK fonts (NotoSerifCJK-Regular.ttc, "
@@ -59,52 +62,41 @@ def _typst_markup(s: str) -> str:
     return re.sub(r"([\\#*_`$<>@\[\]=/~-])", r"\\\1", s)
 
 
-def chapter_typst(ctx: Context, ch: ChapterInfo, bibliography: list[Path], lang: str,
-                  image_root: Path) -> str:
-    ast = transform_chapter(ctx, ch)
+def chapter_typst(ctx: Context, ch: Chapter, bibliography: list[Path], image_root: Path) -> str:
+    ast = transform(ctx, ch)
     ast["meta"] = {}
 
     def abs_image(el: dict):
         if el["t"] != "Image":
             return None
         a, inl, (src, title) = el["c"]
-        page_dir = Path(ch.page).parent
-        path = (image_root / page_dir / src).resolve()
+        path = (image_root / Path(ch.page).parent / src).resolve()
         return {"t": "Image", "c": [a, inl, [str(path), title]]}
-    ast["blocks"] = P.walk(ast["blocks"], abs_image)
+    ast["blocks"] = A.walk(ast["blocks"], abs_image)
     args = ["-f", "json", "-t", "typst", "--wrap=preserve",
-            "-M", f"lang={'zh-CN' if lang.startswith('zh') else 'en-US'}"]
+            "-M", f"lang={'zh-CN' if ctx.lang.startswith('zh') else 'en-US'}"]
     if ch.cited:
         args += ["--citeproc"]
         for b in bibliography:
             args += ["--bibliography", str(b)]
-    body = P.run(args, json.dumps(ast), ch.source)
+    body = ctx.pandoc.run(args, json.dumps(ast), ch.source)
     # labels of the bibliography block and entries repeat per chapter; make them unique
-    body = re.sub(r"<(refs|ref-[^>\s]+)>", lambda m: f"<{m.group(1)}--ch{ch.index}>", body)
-    return body
+    return re.sub(r"<(refs|ref-[^>\s]+)>", lambda m: f"<{m.group(1)}--ch{ch.index}>", body)
 
 
-def render_pdf(ctx: Context, chapters: list[ChapterInfo], title: str, lang: str,
-               bibliography: list[Path], image_root: Path, pdf_path: Path,
-               typ_path: Path) -> Path:
-    import typst  # the pip package "typst"
-
-    bodies = [chapter_typst(ctx, ch, bibliography, lang, image_root) for ch in chapters]
-    body = "\n\n#pagebreak(weak: true)\n\n".join(bodies)
-    is_zh = lang.startswith("zh")
-    needs_cjk = is_zh or bool(CJK_RE.search(body)) or bool(CJK_RE.search(title))
-    font_paths: list[str] = []
+def _font_paths(needs_cjk: bool, given: str | None) -> list[str]:
     if needs_cjk:
-        font_paths.append(str(require_cjk_font_dir()))
-    else:
-        d = find_cjk_font_dir()
-        if d is not None:
-            font_paths.append(str(d))
+        return [str(require_cjk_font_dir(given))]
+    d = find_cjk_font_dir(given)
+    return [str(d)] if d is not None else []
+
+
+def book_source(title: str, lang: str, body: str, font_paths: list[str]) -> str:
+    """The whole book as one typst file: the template filled in."""
+    is_zh = lang.startswith("zh")
     cjk = f'"{CJK_SERIF}"' if font_paths else ""
     fonts = "(" + ", ".join(x for x in ('"Libertinus Serif"', cjk) if x) + ",)"
-    heading_fonts = "(" + ", ".join(x for x in ('"Libertinus Serif"',
-                                                 f'"{CJK_SANS}"' if font_paths else "") if x) + ",)"
-    src = TEMPLATE.read_text(encoding="utf-8")
+    heading_fonts = "(" + ", ".join(x for x in ('"Libertinus Serif"', f'"{CJK_SANS}"' if font_paths else "") if x) + ",)"
     repl = {
         "{{TITLE_STR}}": _typst_str(title),
         "{{TITLE}}": _typst_markup(title),
@@ -114,28 +106,45 @@ def render_pdf(ctx: Context, chapters: list[ChapterInfo], title: str, lang: str,
         "{{LANG}}": "zh" if is_zh else lang.split("-")[0],
         "{{REGION}}": ', region: "cn"' if is_zh else "",
         "{{LEADING}}": "0.9em" if is_zh else "0.68em",
-        "{{CONTENTS}}": CONTENTS["zh" if is_zh else "en"],
+        "{{CONTENTS}}": ui("zh" if is_zh else "en")["contents"],
         "{{BODY}}": body,
     }
+    src = TEMPLATE.read_text(encoding="utf-8")
     for k, v in repl.items():
         src = src.replace(k, v)
+    return src
+
+
+def compile_typst(src: str, typ_path: Path, font_paths: list[str], needs_cjk: bool, store=None) -> bytes:
+    """The PDF of a typst source, cached by the source, the images it loads, typst's version and the fonts."""
+    import typst  # the pip package "typst": only when a PDF is made
     typ_path.parent.mkdir(parents=True, exist_ok=True)
     typ_path.write_text(src, encoding="utf-8")
-    from .. import cache as C
-    key = C.sha256_bytes(b"typst", src.encode("utf-8"), json.dumps(C.package_versions()["typst"]).encode(),
-                         *(C.file_digest(Path(m)).encode() for m in sorted(set(IMAGE_RE.findall(src)))),
-                         *(_font_identity(Path(d)).encode() for d in font_paths)) if C.STORE.enabled else ""
-    pdf = C.STORE.get_blob("pdf", key) if key else None
+    key = ""
+    if store is not None and store.enabled:
+        typst_version = dict(installed_versions()).get("typst", "")
+        key = sha256_bytes(b"typst", src.encode("utf-8"), json.dumps(typst_version).encode(),
+                           *(file_digest(Path(m)).encode() for m in sorted(set(IMAGE_RE.findall(src)))),
+                           *(font_identity(Path(d)).encode() for d in font_paths))
+    pdf = store.get_blob("pdf", key) if key else None
     if pdf is None:
         try:
             pdf, warnings = typst.compile_with_warnings(str(typ_path.resolve()), root="/",
                                                         font_paths=font_paths, ignore_system_fonts=True)
         except Exception as e:  # typst.TypstError carries the diagnostics
-            msg = " ".join(str(e).split())
-            raise RenderError(str(typ_path), None, f"typst failed: {msg[:1500]}") from None
+            raise RenderError(str(typ_path), None, f"typst failed: {' '.join(str(e).split())[:1500]}") from None
         _verify_fonts(warnings, pdf, needs_cjk, font_paths, typ_path)
         if key:
-            C.STORE.put_blob("pdf", key, pdf)
+            store.put_blob("pdf", key, pdf)
+    return pdf
+
+
+def render_pdf(ctx: Context, chapters: list[Chapter], title: str, bibliography: list[Path], image_root: Path,
+               pdf_path: Path, typ_path: Path, *, cjk_font_dir: str | None = None, store=None) -> Path:
+    body = "\n\n#pagebreak(weak: true)\n\n".join(chapter_typst(ctx, ch, bibliography, image_root) for ch in chapters)
+    needs_cjk = ctx.lang.startswith("zh") or bool(CJK_RE.search(body)) or bool(CJK_RE.search(title))
+    font_paths = _font_paths(needs_cjk, cjk_font_dir)
+    pdf = compile_typst(book_source(title, ctx.lang, body, font_paths), typ_path, font_paths, needs_cjk, store)
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     pdf_path.write_bytes(pdf)
     return pdf_path
@@ -144,7 +153,7 @@ def render_pdf(ctx: Context, chapters: list[ChapterInfo], title: str, lang: str,
 IMAGE_RE = re.compile(r'image\("([^"]+)"')
 
 
-def _font_identity(d: Path) -> str:
+def font_identity(d: Path) -> str:
     """Font files of a folder by name, size and time (hashing 50 MB of CJK fonts every build costs more)."""
     out = []
     for p in sorted(Path(d).glob("*")):
@@ -172,14 +181,11 @@ def _verify_fonts(warnings, pdf: bytes, needs_cjk: bool, font_paths: list[str], 
 
 def _pdffonts_has_cjk(pdf: bytes) -> bool:
     """Font names can sit in compressed object streams: ask poppler's pdffonts when it is there."""
-    import shutil
-    import subprocess
-    import tempfile
     exe = shutil.which("pdffonts")
     if not exe:
         return False
     with tempfile.NamedTemporaryFile(suffix=".pdf") as fh:
         fh.write(pdf)
         fh.flush()
-        r = subprocess.run([exe, fh.name], capture_output=True, text=True)
-    return "CJK" in r.stdout
+        r = procs.run([exe, fh.name])
+    return b"CJK" in r.stdout

@@ -548,7 +548,23 @@ def _parse_body(source: str, cls_name: str = "") -> _Body:
 _analysed: "weakref.WeakKeyDictionary[type, tuple[_Body, int, str]]" = weakref.WeakKeyDictionary()
 
 
+@dataclass
+class _Walk:
+    """The state of one walk through a class's assignments."""
+    queue: list
+    paths_only: bool
+    steps: list = field(default_factory=list)
+    inputs: list = field(default_factory=list)
+    paths: set = field(default_factory=set)
+    seen_paths: set = field(default_factory=set)
+    done: set = field(default_factory=set)
+
+
 class _Explainer:
+    """How one cell class's ``*_str`` values were computed: walks the class body's assignments (read
+    from its source, never executed again) from each OUTPUT line down to its inputs, reading values
+    from the executed class and the chapter's namespace."""
+
     def __init__(self, cls: type, body: _Body, first_line: int, file: str, namespace: dict | None,
                  follow: bool = True, prefix: str = "") -> None:
         self.cls, self.body, self.first_line, self.file = cls, body, first_line, file
@@ -747,90 +763,94 @@ class _Explainer:
 
     def walk(self, start: list[_Read], paths_only: bool = False) -> tuple[list[dict], list[dict], set[str]]:
         """Breadth first from ``start`` through the class's assignments: (steps, inputs, paths read)."""
-        steps: list[dict] = []
-        inputs: list[dict] = []
-        paths: set[str] = set()
-        seen_paths: set[str] = set()
-        done: set[str] = set()
-        queue: list[_Read] = list(start)
+        w = _Walk(list(start), paths_only)
         i = 0
-        while i < len(queue):
-            r = queue[i]
+        while i < len(w.queue):
+            r = w.queue[i]
             i += 1
             key = r.path + ("(" + ast.dump(r.precision) + ")" if r.precision is not None else "")
-            if key in seen_paths:
+            if key in w.seen_paths:
                 continue
-            seen_paths.add(key)
-            root = r.root
-            b = self.body.assigns.get(root)
+            w.seen_paths.add(key)
+            b = self.body.assigns.get(r.root)
             if b is not None:
-                paths.add(self.prefix + r.path)
-                v = self.attr(root)
-                if _is_registry(v):
-                    if not paths_only:
-                        prec = self._precision(r.precision) if r.precision is not None else ""
-                        name = self.prefix + r.path + (f".{prec}" if prec else "")
-                        inputs.append(self._safe(lambda: self._registry_input(v, r, name), name))
-                    continue
-                if isinstance(v, type) and r.attrs:  # an alias of another class: be = StallBreakEven
-                    if f"{root}.{r.attrs[0]}" not in done:
-                        done.add(f"{root}.{r.attrs[0]}")
-                        self._cross((v.__name__, r.attrs[0]), None, steps, inputs, paths, paths_only, ocls=v)
-                    continue
-                if root in done:
-                    continue
-                done.add(root)
-                other = self._other_ref(b)
-                if other is not None:
-                    self._cross(other, b, steps, inputs, paths, paths_only)
-                    continue
-                if self._literal(b):
-                    if not paths_only:
-                        val, unit = _value(v)
-                        rec = {"name": self.prefix + root, "value": val, "unit": unit}
-                        c = b.comment.strip().lstrip("#").strip()
-                        if c.lower().startswith("scenario:"):
-                            rec["scenario"] = _cut(c[len("scenario:"):].strip())
-                        elif c:
-                            rec["note"] = _cut(c)
-                        inputs.append(rec)
-                    continue
-                if not paths_only:
-                    val, unit = _value(v)
-                    name = root
-                    if not val and r.attrs:  # an object read through its fields: show the field read
-                        fv = v
-                        for a_ in r.attrs:
-                            fv = getattr(fv, a_, _MISSING) if fv is not _MISSING else fv
-                        if fv is not _MISSING:
-                            (val, unit), name = _value(fv), r.path
-                    step = {"name": self.prefix + name, "expr": b.expr, "value": val,
-                            "unit": unit or self._unit_of(b, v)}
-                    fn = self._function_of(b)
-                    if fn:
-                        step["function"] = fn
-                    steps.append(step)
-                queue.extend(b.reads)
+                self._visit_assign(w, r, b)
+            elif r.root in self.body.functions:
                 continue
-            if root in self.body.functions:
-                continue
-            if r.attrs and self._is_other_class(root):
-                if root + "." + r.attrs[0] not in done:
-                    done.add(root + "." + r.attrs[0])
-                    self._cross((root, r.attrs[0]), None, steps, inputs, paths, paths_only)
-                continue
-            # a module-level name of the cell or the library: a constant is an input, the rest is not shown
-            if paths_only:
-                continue
-            g = self._global(root)
+            elif r.attrs and self._is_other_class(r.root):
+                if r.root + "." + r.attrs[0] not in w.done:
+                    w.done.add(r.root + "." + r.attrs[0])
+                    self._cross((r.root, r.attrs[0]), None, w.steps, w.inputs, w.paths, w.paths_only)
+            elif not paths_only:
+                self._visit_global(w, r)
+        return w.steps, w.inputs, w.paths
+
+    def _visit_assign(self, w: "_Walk", r: _Read, b: _Assign) -> None:
+        """A name the class assigns: a registry input, another class, a typed constant, or a step."""
+        root = r.root
+        w.paths.add(self.prefix + r.path)
+        v = self.attr(root)
+        if _is_registry(v):
+            if not w.paths_only:
+                prec = self._precision(r.precision) if r.precision is not None else ""
+                name = self.prefix + r.path + (f".{prec}" if prec else "")
+                w.inputs.append(self._safe(lambda: self._registry_input(v, r, name), name))
+            return
+        if isinstance(v, type) and r.attrs:  # an alias of another class: be = StallBreakEven
+            if f"{root}.{r.attrs[0]}" not in w.done:
+                w.done.add(f"{root}.{r.attrs[0]}")
+                self._cross((v.__name__, r.attrs[0]), None, w.steps, w.inputs, w.paths, w.paths_only, ocls=v)
+            return
+        if root in w.done:
+            return
+        w.done.add(root)
+        other = self._other_ref(b)
+        if other is not None:
+            self._cross(other, b, w.steps, w.inputs, w.paths, w.paths_only)
+            return
+        if self._literal(b):
+            if not w.paths_only:
+                w.inputs.append(self._literal_input(root, b, v))
+            return
+        if not w.paths_only:
+            w.steps.append(self._step(r, b, v))
+        w.queue.extend(b.reads)
+
+    def _literal_input(self, root: str, b: _Assign, v: Any) -> dict:
+        val, unit = _value(v)
+        rec = {"name": self.prefix + root, "value": val, "unit": unit}
+        c = b.comment.strip().lstrip("#").strip()
+        if c.lower().startswith("scenario:"):
+            rec["scenario"] = _cut(c[len("scenario:"):].strip())
+        elif c:
+            rec["note"] = _cut(c)
+        return rec
+
+    def _step(self, r: _Read, b: _Assign, v: Any) -> dict:
+        val, unit = _value(v)
+        name = r.root
+        if not val and r.attrs:  # an object read through its fields: show the field read
+            fv = v
             for a_ in r.attrs:
-                g = getattr(g, a_, _MISSING) if g is not _MISSING else g
-            if g is _MISSING or _is_unit(g) or callable(g) or isinstance(g, type) or inspect.ismodule(g):
-                continue
-            if _is_quantity(g) or isinstance(g, (int, float, str, list, tuple, dict)) and not isinstance(g, bool):
-                val, unit = _value(g)
-                inputs.append({"name": r.path, "value": val, "unit": unit})
-        return steps, inputs, paths
+                fv = getattr(fv, a_, _MISSING) if fv is not _MISSING else fv
+            if fv is not _MISSING:
+                (val, unit), name = _value(fv), r.path
+        step = {"name": self.prefix + name, "expr": b.expr, "value": val, "unit": unit or self._unit_of(b, v)}
+        fn = self._function_of(b)
+        if fn:
+            step["function"] = fn
+        return step
+
+    def _visit_global(self, w: "_Walk", r: _Read) -> None:
+        """A module-level name of the cell or the library: a constant is an input, the rest is not shown."""
+        g = self._global(r.root)
+        for a_ in r.attrs:
+            g = getattr(g, a_, _MISSING) if g is not _MISSING else g
+        if g is _MISSING or _is_unit(g) or callable(g) or isinstance(g, type) or inspect.ismodule(g):
+            return
+        if _is_quantity(g) or isinstance(g, (int, float, str, list, tuple, dict)) and not isinstance(g, bool):
+            val, unit = _value(g)
+            w.inputs.append({"name": r.path, "value": val, "unit": unit})
 
     @staticmethod
     def _safe(make: Any, name: str) -> dict:

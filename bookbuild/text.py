@@ -1,21 +1,14 @@
-"""Text scanning shared by the build, and the typed-number lint.
+"""Reading Quarto markdown as text: fenced blocks, the front matter, and masks that keep only the prose.
 
-The lint runs on SOURCE files (before inline substitution), so numbers a cell
-computes never trip it.  After masking everything that is not prose (front
-matter, code, inline code, math, attribute blocks, shortcodes, URLs, citations,
-cross-references, HTML comments and tags, list markers) any digit left is a
-typed number and an error, unless a reviewed pattern of
-``lint_allowlist.toml`` covers it.
+Everything here is a pure function of a string. :mod:`bookbuild.source` uses the fences and the front
+matter to parse a chapter once; the book's rules (:mod:`bookbuild.book.lint`, the glossary) use
+:func:`scan` and :func:`code_free` to look at prose only.
 """
 from __future__ import annotations
 
+import bisect
 import re
-import tomllib
 from dataclasses import dataclass, field
-from fnmatch import fnmatch
-from pathlib import Path
-
-from .errors import LintError
 
 # ---------------------------------------------------------------- fences
 
@@ -37,10 +30,6 @@ class Fence:
         if m and not m.group("lang").startswith("="):
             return m.group("lang").lower()
         return None
-
-    @property
-    def is_raw(self) -> bool:
-        return self.info.startswith("{=")
 
 
 def find_fences(lines: list[str]) -> list[Fence]:
@@ -119,16 +108,16 @@ class Scan:
     math: list[tuple[int, int]] = field(default_factory=list)   # spans of $...$ / $$...$$ in text
 
 
-def _line_starts(text: str) -> list[int]:
+def line_starts(text: str) -> list[int]:
     starts = [0]
     for m in re.finditer("\n", text):
         starts.append(m.end())
     return starts
 
 
-def _pos_to_line(starts: list[int], pos: int) -> int:
-    import bisect
-    return bisect.bisect_right(starts, pos)  # 1-based
+def line_of(starts: list[int], pos: int) -> int:
+    """The 1-based line of character ``pos``, given :func:`line_starts` of the text."""
+    return bisect.bisect_right(starts, pos)
 
 
 def _blank(buf: list[str], a: int, b: int, ch: str = " ") -> None:
@@ -140,7 +129,7 @@ def _blank(buf: list[str], a: int, b: int, ch: str = " ") -> None:
 def scan(text: str) -> Scan:
     """Mask everything that is not prose and find inline python expressions."""
     lines = text.split("\n")
-    starts = _line_starts(text)
+    starts = line_starts(text)
     buf = list(text)
 
     def blank_lines(i0: int, i1: int, keep: set[int] = frozenset()) -> None:
@@ -206,7 +195,7 @@ def scan(text: str) -> Scan:
     for a, b, expr in inline:
         if expr is None:
             continue
-        line = _pos_to_line(starts, a)
+        line = line_of(starts, a)
         out.inline.append(InlinePy(
             line=line, col=a - starts[line - 1], expr=expr,
             in_math=any(s <= a and b <= e for s, e in math),
@@ -218,7 +207,7 @@ def code_free(text: str) -> str:
     """Text with front matter, fenced blocks, HTML comments and inline code blanked
     (same length and line structure).  Used to find headings, labels, refs."""
     lines = text.split("\n")
-    starts = _line_starts(text)
+    starts = line_starts(text)
     buf = list(text)
     fm = front_matter_end(lines)
     if fm >= 0:
@@ -234,138 +223,3 @@ def code_free(text: str) -> str:
         if "\n\n" not in m.group(0):
             _blank(buf, m.start(), m.end())
     return "".join(buf)
-
-
-# ---------------------------------------------------------------- allowlist
-
-ALLOWLIST_PATH = Path(__file__).with_name("lint_allowlist.toml")
-
-
-@dataclass
-class Allow:
-    pattern: re.Pattern
-    reason: str
-    files: list[str] = field(default_factory=list)
-
-    def applies(self, relpath: str) -> bool:
-        return not self.files or any(fnmatch(relpath, g) for g in self.files)
-
-
-def _name(path: Path) -> str:
-    try:
-        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def _toml_line(e: Exception) -> int | None:
-    m = re.search(r"line (\d+)", str(e))
-    return int(m.group(1)) if m else None
-
-
-def load_allowlist(path: Path | None = None) -> list[Allow]:
-    path = Path(path) if path else ALLOWLIST_PATH
-    from .errors import read_text
-    try:
-        data = tomllib.loads(read_text(path, _name(path)))
-    except tomllib.TOMLDecodeError as e:
-        raise LintError(_name(path), _toml_line(e), f"is not valid TOML: {e}") from None
-    out = []
-    for i, e in enumerate(data.get("allow", [])):
-        if not e.get("reason"):
-            raise LintError(path.name, None, f"allow entry {i + 1} ({e.get('pattern')!r}) has no reason")
-        try:
-            rx = re.compile(e["pattern"])
-        except re.error as err:
-            raise LintError(path.name, None, f"allow entry {i + 1}: bad regex {e['pattern']!r}: {err}") from None
-        out.append(Allow(rx, e["reason"], list(e.get("files", []))))
-    return out
-
-
-# ---------------------------------------------------------------- the lint
-
-NUMBER_TOKEN = re.compile(r"[^\s]*\d[^\s]*")
-
-
-def typed_numbers(text: str, relpath: str, allow: list[Allow], sc: Scan | None = None) -> list[LintError]:
-    """Typed numbers left in the prose of ``text`` (source of file ``relpath``)."""
-    sc = sc or scan(text)
-    errors = []
-    rules = [a for a in allow if a.applies(relpath)]
-    for i, line in enumerate(sc.masked.split("\n"), start=1):
-        if not re.search(r"\d", line):
-            continue
-        for a in rules:
-            line = a.pattern.sub(lambda m: " " * len(m.group(0)), line)
-        toks = [t.strip(".,;:!?()[]\"'*_“”‘’（），。；：") for t in NUMBER_TOKEN.findall(line)]
-        toks = [t for t in toks if t]
-        if toks:
-            shown = ", ".join(f"'{t}'" for t in toks)
-            errors.append(LintError(
-                relpath, i,
-                f"typed number {shown} in prose: compute it in a cell and quote "
-                f"`{{python}} Cls.x_str` (a name, not a quantity? add a reviewed pattern "
-                f"to bookbuild/lint_allowlist.toml)"))
-    return errors
-
-
-#: a number inside math that reads as a typed quantity: a decimal, a thousands separator, or three
-#: digits and more ("$295$ times"); a formula's small constants and exponents (2N, S^2, 2^{30}) pass
-MATH_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:(?:\{,\}|,)\d{3})+(?:\.\d+)?|(?<![\w.])\d+\.\d+|(?<![\w.\\])\d{3,}")
-MATH_SKIP = re.compile(r"\\(?:tag|label|text|mathrm|operatorname)\{[^}]*\}|\{#[^}]*\}")
-
-
-def typed_numbers_in_math(text: str, relpath: str, allow: list[Allow], sc: Scan | None = None) -> list[LintError]:
-    """Typed quantities inside math ($295$ times): the prose lint cannot see into math."""
-    sc = sc or scan(text)
-    starts = _line_starts(text)
-    rules = [a for a in allow if a.applies(relpath)]
-    errors = []
-    for a, b in sc.math:
-        body = MATH_SKIP.sub(lambda m: " " * len(m.group(0)), text[a:b])
-        for r in rules:
-            body = r.pattern.sub(lambda m: " " * len(m.group(0)), body)
-        toks = [m.group(0) for m in MATH_NUMBER.finditer(body)]
-        if toks:
-            errors.append(LintError(
-                relpath, _pos_to_line(starts, a),
-                f"typed number {', '.join(repr(t) for t in toks)} inside math: compute it in a cell and "
-                f"quote `{{python}} Cls.x_str` outside the math (a constant of the formula? add a "
-                f"reviewed pattern to bookbuild/lint_allowlist.toml)"))
-    return errors
-
-
-ATTR_READ = re.compile(r"^[A-Za-z_]\w*\.[A-Za-z_]\w*$")
-
-
-def inline_rules(text: str, relpath: str, sc: Scan | None = None) -> list[LintError]:
-    """Inline expressions must be plain ``Name.attr`` reads, outside math and captions."""
-    errors = []
-    for ip in (sc or scan(text)).inline:
-        if not ATTR_READ.match(ip.expr):
-            errors.append(LintError(
-                relpath, ip.line,
-                f"inline expression `{{python}} {ip.expr}` is not a plain attribute read: "
-                f"compute it in the cell's OUTPUT block as a *_str and quote `{{python}} Cls.name_str`"))
-        if ip.in_math:
-            errors.append(LintError(
-                relpath, ip.line,
-                f"inline expression `{{python}} {ip.expr}` inside math: move it out of $...$ "
-                f"(write '$x$ = `{{python}} ...`')"))
-        if ip.in_caption:
-            errors.append(LintError(
-                relpath, ip.line,
-                f"inline expression `{{python}} {ip.expr}` inside a caption: captions carry no "
-                f"computed values; state the value in the prose"))
-    return errors
-
-
-def lint_file(path: Path, root: Path, allow: list[Allow] | None = None) -> list[LintError]:
-    rel = Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
-    from .errors import read_text
-    text = read_text(path, Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
-                     if Path(path).resolve().is_relative_to(Path(root).resolve()) else path)
-    allow = load_allowlist() if allow is None else allow
-    sc = scan(text)
-    return (inline_rules(text, rel, sc) + typed_numbers(text, rel, allow, sc)
-            + typed_numbers_in_math(text, rel, allow, sc))

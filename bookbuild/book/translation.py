@@ -18,8 +18,8 @@ changed (a word-level diff against the snapshot recorded at the last stamp, in
 hash and snapshot once the translator has brought the chapter up to date.
 
 :func:`check_glossary` flags a Chinese chapter that writes a listed variant of a glossary term
-(``notes/glossary.toml``). The parity helpers (:func:`structure`, :func:`compare_inline`) compare an
-English chapter with its translation once both have executed.
+(``notes/glossary.toml``); :func:`localized_values` reads the glossary's ``[values]``, the attributes
+one language quotes in a form of its own.
 
 Every check is a pure function of the files and returns :class:`~bookbuild.errors.BuildError` s.
 """
@@ -33,12 +33,12 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import yaml
 
-from .errors import BuildError
-from .lint import find_fences, front_matter_end, scan
+from ..errors import BuildError
+from ..text import find_fences, front_matter_end, scan
 
 FRONT_KEY = "translation-of"
 GLOSSARY = Path("notes/glossary.toml")
@@ -163,12 +163,21 @@ def paragraph_changes(old: list[str], new: list[Block]) -> list[tuple[Block | No
     return out
 
 
-def check_drift(root: Path, translated: Path) -> list[BuildError]:
-    """Errors if ``translated`` names a source whose prose changed since it was stamped."""
+def _file_text(root: Path) -> Callable[[str], str | None]:
+    def text_of(rel: str) -> str | None:
+        p = Path(root) / rel
+        return p.read_text(encoding="utf-8") if p.is_file() else None
+    return text_of
+
+
+def check_drift(root: Path, translated: Path, text_of: Callable[[str], str | None] | None = None) -> list[BuildError]:
+    """Errors if ``translated`` names a source whose prose changed since it was stamped. ``text_of``:
+    the text of a chapter by its relative path (the build's parsed documents; default: the files)."""
     root = Path(root)
+    text_of = text_of or _file_text(root)
     path = translated if translated.is_absolute() else root / translated
     rel = _rel(path, root)
-    text = path.read_text(encoding="utf-8")
+    text = text_of(rel) or ""
     meta = translation_of(text)
     if meta is None:
         return []
@@ -176,10 +185,10 @@ def check_drift(root: Path, translated: Path) -> list[BuildError]:
     src_rel = meta.get("path")
     if not isinstance(src_rel, str) or not src_rel:
         return [TranslationError(rel, fm_line, f"{FRONT_KEY} needs a 'path' naming the chapter it translates")]
-    src = root / src_rel
-    if not src.is_file():
+    src_text = text_of(src_rel)
+    if src_text is None:
         return [TranslationError(rel, fm_line, f"{FRONT_KEY} names {src_rel}, which does not exist")]
-    blocks = prose_blocks(src.read_text(encoding="utf-8"))
+    blocks = prose_blocks(src_text)
     now = hashlib.sha256("\n\n".join(b.text for b in blocks).encode("utf-8")).hexdigest()
     stamped = str(meta.get("sha256") or "")
     if stamped == now:
@@ -290,16 +299,19 @@ def glossary_errors(text: str, relpath: str, terms: list[Term]) -> list[BuildErr
     return sorted(errors, key=lambda e: (e.line or 0, e.message))
 
 
-def check_glossary(root: Path, chapter: Path, terms: list[Term] | None = None) -> list[BuildError]:
+def check_glossary(root: Path, chapter: Path, terms: list[Term] | None = None,
+                   text_of: Callable[[str], str | None] | None = None) -> list[BuildError]:
     root = Path(root)
     path = chapter if chapter.is_absolute() else root / chapter
     terms = load_glossary(root) if terms is None else terms
-    return glossary_errors(path.read_text(encoding="utf-8"), _rel(path, root), terms)
+    rel = _rel(path, root)
+    return glossary_errors((text_of or _file_text(root))(rel) or "", rel, terms)
 
 
 # ---------------------------------------------------------------- the book hook
 
-def check_translations(root: Path, books: Iterable[Any]) -> list[BuildError]:
+def check_translations(root: Path, books: Iterable[Any], text_of: Callable[[str], str | None] | None = None
+                       ) -> list[BuildError]:
     """The drift guard on every chapter that declares ``translation-of`` and the glossary check on
     every chapter of a Chinese book, once per file across ``books``."""
     root = Path(root)
@@ -314,10 +326,10 @@ def check_translations(root: Path, books: Iterable[Any]) -> list[BuildError]:
             rel = Path(ch.path).as_posix()
             if ("drift", rel) not in seen:
                 seen.add(("drift", rel))
-                errors += check_drift(root, Path(rel))
+                errors += check_drift(root, Path(rel), text_of)
             if str(book.lang).lower().startswith("zh") and ("glossary", rel) not in seen:
                 seen.add(("glossary", rel))
-                errors += check_glossary(root, Path(rel), terms)
+                errors += check_glossary(root, Path(rel), terms, text_of)
     return errors
 
 
@@ -342,42 +354,7 @@ def main_translated(argv: list[str]) -> int:
     return 0
 
 
-# ---------------------------------------------------------------- parity of executed chapters
-
-_REF = re.compile(r"(?<![\w@])@((?:[Ss]ec|[Tt]bl|[Ee]q|[Ff]ig)-[\w-]*\w)")
-_CITE = re.compile(r"(?<![\w@])@(?!(?:[Ss]ec|[Tt]bl|[Ee]q|[Ff]ig)-)([A-Za-z][\w]*\d{4}\w*)")
-_LABEL = re.compile(r"\{#((?:sec|tbl|eq|fig)-[\w-]+)")
-
-
-def structure(markdown: str) -> dict[str, list]:
-    """What must match between a chapter and its translation: heading levels, labels (sections,
-    tables, equations, figures) in order, cross-references in order, citations in order, the count
-    of display equations, pipe tables and callouts."""
-    body = re.sub(r"\A---\n.*?\n---\n", "\n", markdown, flags=re.S)   # front matter is not the chapter
-    body = re.sub(r"```.*?```", " ", body, flags=re.S)
-    body = re.sub(r"<!--.*?-->", " ", body, flags=re.S)
-    lines = body.splitlines()
-    return {
-        "headings": [len(m.group(1)) for m in (re.match(r"^(#{1,6})\s", ln) for ln in lines) if m],
-        "labels": _LABEL.findall(body),
-        "references": [r.lower() for r in _REF.findall(body)],
-        "citations": _CITE.findall(body),
-        "display_math": [len(re.findall(r"\$\$", body)) // 2],
-        "table_rows": [sum(1 for ln in lines if ln.lstrip().startswith("|"))],
-        "callouts": re.findall(r"^:::\s*\{\.(callout-\w+)", body, flags=re.M),
-        # a figure's static file is drawn in each language: figures/x.en.svg is figures/x.zh.svg
-        "images": [re.sub(r"\.(en|zh)(\.\w+)$", r"\2", p) for p in re.findall(r"!\[[^\n]*?\]\(([^)\s]+)", body)],
-    }
-
-
-def compare_structure(en_md: str, tr_md: str) -> list[str]:
-    a, b = structure(en_md), structure(tr_md)
-    out = []
-    for key in a:
-        if a[key] != b[key]:
-            out.append(f"{key} differ: {a[key]} vs {b[key]}")
-    return out
-
+# ---------------------------------------------------------------- values quoted in a form of their own
 
 @dataclass
 class Localized:
@@ -397,56 +374,6 @@ def load_localized(root: Path) -> dict[str, Localized]:
     return out
 
 
-_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
-_FRACTIONS_EN = {"half": 1 / 2, "third": 1 / 3, "quarter": 1 / 4, "fifth": 1 / 5, "sixth": 1 / 6,
-                 "eighth": 1 / 8, "tenth": 1 / 10}
-_FRACTIONS_ZH = {"一半": 1 / 2, "三分之一": 1 / 3, "四分之一": 1 / 4, "五分之一": 1 / 5, "六分之一": 1 / 6,
-                 "八分之一": 1 / 8, "十分之一": 1 / 10}
-
-
-def quoted_number(s: str) -> float | None:
-    """The number a quoted value shows: digits ("1,333", "21.3"), English words ("Twenty-two",
-    "a sixth") or a Chinese fraction ("一半"); None if it is none of these."""
-    t = s.strip().lower()
-    if re.fullmatch(r"-?[\d,]+(?:\.\d+)?", t):
-        return float(t.replace(",", ""))
-    if s.strip() in _FRACTIONS_ZH:
-        return _FRACTIONS_ZH[s.strip()]
-    t = re.sub(r"^(a|an)\s+", "", t)
-    if t in _FRACTIONS_EN:
-        return _FRACTIONS_EN[t]
-    if t in _WORDS:
-        return float(_WORDS[t])
-    m = re.fullmatch(r"([a-z]+)(?:-([a-z]+))?", t)
-    if m and m.group(1) in _TENS and (m.group(2) is None or m.group(2) in _WORDS):
-        return float(_TENS[m.group(1)] + (_WORDS[m.group(2)] if m.group(2) else 0))
-    return None
-
-
-def compare_inline(en: list[tuple[str, str]], tr: list[tuple[str, str]],
-                   localized: dict[str, Localized]) -> list[str]:
-    """Same inline values in the same order: ``en`` and ``tr`` are (expression, value) sequences.
-    A localized English attribute must meet its declared counterpart, and the two must show the same
-    number (English words against digits, billions against 亿)."""
-    want = [localized[e].tr if e in localized else e for e, _ in en]
-    got = [e for e, _ in tr]
-    problems = []
-    if want != got:
-        sm = difflib.SequenceMatcher(a=want, b=got, autojunk=False)
-        for op, i1, i2, j1, j2 in sm.get_opcodes():
-            if op != "equal":
-                problems.append(f"{op} at English #{i1}/translation #{j1}: {want[i1:i2][:4]} vs {got[j1:j2][:4]}")
-        return problems
-    for (e, v_en), (t, v_tr) in zip(en, tr):
-        if e in localized and localized[e].compare == "text":
-            continue
-        if e in localized:
-            a, b = quoted_number(v_en), quoted_number(v_tr)
-            if a is None or b is None or abs(a - b * localized[e].scale) > 1e-9 * max(abs(a), 1):
-                problems.append(f"{e} = {v_en!r} does not show the number of {t} = {v_tr!r}")
-        elif v_en != v_tr:
-            problems.append(f"{e}: {v_en!r} vs {v_tr!r}")
-    return problems
+def localized_values(root: Path) -> dict[str, str]:
+    """English attribute -> the attribute the translation quotes in its place."""
+    return {en: v.tr for en, v in load_localized(root).items()}

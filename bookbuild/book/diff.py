@@ -8,8 +8,8 @@ change is not executed again), and lists, for every book:
   the attribute, ``old → new``; values quoted only on one side are listed as added or removed;
 - every guard whose result changed (held → fails, or fails → holds), with its message.
 
-Guards are recorded rather than raised for this (``MLSYSIM_GUARDS=record``), so a change that breaks
-a claim still shows every number it moved, and the claim it broke.
+Guards are recorded rather than raised for this (the build's ``facts`` run), so a change that breaks a
+claim still shows every number it moved, and the claim it broke.
 """
 from __future__ import annotations
 
@@ -17,25 +17,27 @@ import argparse
 import io
 import json
 import os
-import subprocess
+import shutil
 import sys
 import tarfile
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import BuildError
+from .. import procs
+from ..cache import tree_digest
+from ..errors import BuildError
 
 
 def git(root: Path, *args: str, binary: bool = False):
     try:
-        r = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=not binary)
+        r = procs.run(["git", "-C", str(root), *args])
     except OSError as e:
         raise BuildError(None, None, f"cannot run git: {e.strerror}") from None
     if r.returncode != 0:
-        err = r.stderr.decode("utf-8", "replace") if binary else r.stderr
+        err = r.stderr.decode("utf-8", "replace")
         raise BuildError(None, None, f"git {' '.join(args)}: {' '.join(err.split()) or 'failed'}")
-    return r.stdout
+    return r.stdout if binary else r.stdout.decode("utf-8", "replace")
 
 
 def checkout(root: Path, ref: str) -> tuple[str, Path]:
@@ -46,14 +48,12 @@ def checkout(root: Path, ref: str) -> tuple[str, Path]:
         data = git(root, "archive", "--format=tar", sha, binary=True)
         tmp = dest.with_name(sha + ".tmp")
         if tmp.exists():
-            import shutil
             shutil.rmtree(tmp)
         tmp.mkdir(parents=True)
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             tar.extractall(tmp, filter="data")
         (tmp / ".complete").write_text(sha + "\n", encoding="utf-8")
         if dest.exists():
-            import shutil
             shutil.rmtree(dest)
         os.replace(tmp, dest)
     return sha, dest
@@ -62,9 +62,7 @@ def checkout(root: Path, ref: str) -> tuple[str, Path]:
 def this_bookbuild(root: Path) -> Path:
     """A folder holding a copy of THIS bookbuild and nothing else: both sides are built by today's
     build code, each with its own tree's chapters and ``mlsysim``."""
-    import shutil
-    from .cache import tree_digest
-    here = Path(__file__).parent
+    here = Path(__file__).resolve().parents[1]
     dest = Path(root) / "_build" / "diff" / ".tool" / tree_digest(here)[:16]
     if not (dest / "bookbuild" / "__init__.py").is_file():
         tmp = dest.with_name(dest.name + ".tmp")
@@ -80,12 +78,34 @@ def facts(tree: Path, profile: str, cache_dir: Path, tool: Path) -> dict:
     tree's own ``mlsysim`` is the one imported) running the bookbuild copied to ``tool``."""
     boot = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
             "from bookbuild.__main__ import main; sys.exit(main(sys.argv[1:]))")
-    r = subprocess.run([sys.executable, "-c", boot, str(tool), "facts", "--root", str(tree), "--profile", profile,
-                        "--cache-dir", str(cache_dir)], capture_output=True, text=True, cwd=tree)
+    r = procs.run([sys.executable, "-c", boot, str(tool), "facts", "--root", str(tree), "--profile", profile,
+                   "--cache-dir", str(cache_dir)], cwd=str(tree))
     if r.returncode != 0:
-        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        lines = [ln for ln in r.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
         raise BuildError(None, None, f"building {tree} failed: " + (" | ".join(lines[-3:]) or f"exit {r.returncode}"))
-    return json.loads(r.stdout)
+    return json.loads(r.stdout.decode("utf-8"))
+
+
+def facts_of(build) -> dict:
+    """Every chapter's inline values and recorded guards (a :class:`bookbuild.passes.Build` run with
+    ``facts=True``); a chapter that does not execute is reported with its error."""
+    out: dict = {}
+    for book in build.books:
+        chapters: dict = {}
+        by_path = {ec.source.as_posix(): ec for ec in build.executed.get(book.profile, [])}
+        for ch in book.chapters:
+            src = ch.path.as_posix()
+            ec = by_path.get(src)
+            if ec is None:
+                err = build.failures.get(f"{book.profile}:{src}")
+                chapters[src] = {"inline": [], "guards": [], "error": err.format() if err else "did not run"}
+                continue
+            chapters[src] = {
+                "inline": [{"expr": u.expr.strip(), "file": u.file, "line": u.line, "value": u.value} for u in ec.inline],
+                "guards": [{"file": g["file"], "line": g["line"], "passed": g["passed"], "message": g["message"]}
+                           for g in ec.extras.get("guards", [])]}
+        out[book.profile] = {"profile": book.profile, "lang": book.lang, "chapters": chapters}
+    return out
 
 
 @dataclass

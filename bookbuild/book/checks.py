@@ -1,0 +1,41 @@
+"""The book's own rules, declared as one list (:data:`BOOK_CHECKS`), run after the engine's checks.
+
+- ``lint``: no typed number in the prose, inline expressions are attribute reads outside math and
+  captions (:mod:`.lint`), over every source file of the books being built, each once;
+- ``unused``: every ``*_str`` a cell defines is quoted somewhere (:mod:`.unused`);
+- ``translations``: the drift guard and the glossary (:mod:`.translation`).
+"""
+from __future__ import annotations
+
+from ..checks import Check, CheckContext
+from ..errors import BuildError
+from .lint import lint_text, load_allowlist
+from .translation import check_translations, localized_values
+from .unused import unused_strs
+
+
+def lint(ctx: CheckContext) -> list[BuildError]:
+    allow = load_allowlist()
+    seen: set[str] = set()
+    errors: list[BuildError] = []
+    for book in ctx.books:
+        for ch in book.chapters:
+            doc = ctx.documents[ch.path.as_posix()]
+            for rel, sf in doc.files.items():
+                if rel not in seen:
+                    seen.add(rel)
+                    errors += lint_text(sf.text, rel, allow)
+    return errors
+
+
+def unused(ctx: CheckContext) -> list[BuildError]:
+    docs = {ch.path.as_posix(): ctx.documents[ch.path.as_posix()]
+            for book in ctx.all_books for ch in book.chapters if ch.path.as_posix() in ctx.documents}
+    return list(unused_strs([b.profile for b in ctx.all_books], docs.values(), localized_values(ctx.root)))
+
+
+def translations(ctx: CheckContext) -> list[BuildError]:
+    return check_translations(ctx.root, ctx.all_books, ctx.text_of)
+
+
+BOOK_CHECKS = [Check("lint", lint), Check("unused", unused), Check("translations", translations)]

@@ -1,0 +1,147 @@
+"""What the book's layer adds while a chapter runs (:class:`BookHooks`, given to the engine's runner).
+
+- every inline value that reads an attribute is marked ``[295]{.mlsysim-v data-attr="ServingRef.ratio_str"}``,
+  so the HTML book's reader (hover explanations, the reader's choice) finds it; text, PDF and search
+  see only the value;
+- every cell class's ``*_str`` is explained (:mod:`.provenance`), every guard mapped to the values it
+  protects;
+- guards are recorded (``mlsysim.guards.recording``) and kept with the chapter, so ``diff`` reads the
+  same cached chapters as the build; the first guard that fails still fails the chapter, named by its
+  file, line and cell, as it would have raised (``raise_guards=False``: kept, for ``diff``);
+- mlsysim keeps figures and explorer data between builds in the build's cache folder.
+"""
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+from typing import Any
+
+from .. import pool
+from ..errors import BuildError, GuardFailure
+from ..execute import Hooks
+from ..source import Cell
+from .provenance import explain_cell
+
+#: imported once in the build process before any chapter's process is forked
+PRELOAD = ("numpy", "pint", "matplotlib", "mlsysim")
+#: the libraries whose whole code and data the chapters' results depend on
+LIBRARIES = ("mlsysim",)
+#: the user's variables that point the library at another data folder (the cache keys cover it)
+DATA_ENV = ("MLSYSIM_DATA_DIR",)
+ATTR_EXPR = re.compile(r"^[A-Za-z_]\w*\.[A-Za-z_]\w*$")
+
+
+def value_span(expr: str, value: str) -> str:
+    """An inline value as the book marks it (attribute reads only; an empty value stays empty)."""
+    if ATTR_EXPR.match(expr) and value.strip():
+        return f'[{value}]{{.mlsysim-v data-attr="{expr}"}}'
+    return value
+
+
+class BookHooks(Hooks):
+    """The book's hooks for one chapter run (created in the chapter's own process)."""
+
+    def __init__(self, root: Path, *, mark_inline: bool = True, explain: bool = True,
+                 cache_folder: Path | None = None, raise_guards: bool = True):
+        self.root = Path(root).resolve()
+        self.mark_inline, self.explain, self.cache_folder = mark_inline, explain, cache_folder
+        self.raise_guards = raise_guards
+        self.cells_files: set[str] | None = None   # the files the chapter's cells live in (set by around())
+        self.provenance: dict[str, dict] = {}
+        self.guard_map: list[dict] = []
+        self.cells: list[Cell] = []
+        self.records: list[dict] = []
+
+    @contextlib.contextmanager
+    def around(self, doc):
+        self.cells_files = {c.body.file for c in doc.cells}
+        try:   # mlsysim loads (and validates) its registry on import: a chapter that imports it reports that
+            from mlsysim import diskcache
+            from mlsysim.guards import recording
+        except Exception:  # noqa: BLE001
+            yield
+            return
+        diskcache.configure(self.cache_folder / "mlsysim" if self.cache_folder else None)
+        with recording(accept=self._in_chapter) as rec:
+            try:
+                yield
+            except BuildError:
+                failed = self._first_failure(rec.records)
+                if failed is not None and self.raise_guards:   # a cell broke because a claim before it no longer held
+                    raise failed from None
+                raise
+            finally:
+                self.records = [dict(r, file=self._rel(r["file"])) for r in rec.records]
+        failed = self._first_failure(rec.records)
+        if failed is not None and self.raise_guards:
+            raise failed
+
+    def _in_chapter(self, filename: str) -> bool:
+        """A guard of the chapter's own cells (the library's own checks raise as they always do)."""
+        return self.cells_files is None or self._rel(filename) in self.cells_files
+
+    def _first_failure(self, records: list[dict]) -> GuardFailure | None:
+        r = next((r for r in records if not r["passed"]), None)
+        if r is None:
+            return None
+        rel = self._rel(r["file"])
+        cell = next((c for c in self.cells if c.body.file == rel and c.body.line <= r["line"] < c.body.line + len(c.code)),
+                    None)
+        return GuardFailure(rel, r["line"], f"guard failed: {r['message']}", cell.tag if cell else None)
+
+    def _rel(self, file: str) -> str:
+        try:
+            return Path(file).resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return file
+
+    def inline(self, expr: str, value: str) -> str:
+        return value_span(expr, value) if self.mark_inline else value
+
+    def after_cell(self, cell: Cell, namespace: dict) -> None:
+        self.cells.append(cell)
+        if not self.explain or "class " not in cell.source:
+            return
+        try:
+            res = explain_cell(cell.source, namespace, first_line=1, file=cell.body.file)
+        except Exception:  # noqa: BLE001 - an explanation is a courtesy, not a check
+            return
+        self.provenance.update(res.get("values", {}))
+        self.guard_map += res.get("guards", [])
+
+    def extras(self) -> dict[str, Any]:
+        return {"provenance": self.provenance, "guard_map": self.guard_map, "guards": self.records}
+
+
+def preload(root: Path, cache_folder: Path | None) -> None:
+    """Import what every chapter imports, once, before the chapters' processes are forked; pyplot too
+    (0.6 s) unless the figure cache already holds drawings."""
+    pool.preload(PRELOAD, root)
+    drawn = cache_folder is not None and any((Path(cache_folder) / "mlsysim" / "figures").glob("*.svg"))
+    try:
+        import matplotlib
+        matplotlib.use("agg")
+        if not drawn:
+            import matplotlib.pyplot  # noqa: F401
+    except Exception:  # noqa: BLE001 - a chapter that needs it reports the error itself
+        pass
+
+
+def library_dirs(root: Path) -> list[Path]:
+    """Where the chapters' ``import mlsysim`` loads from (the project's own copy first, as the chapters
+    see it with the project root first on ``sys.path``), without importing it."""
+    import importlib.util
+    import sys
+    out = []
+    for name in LIBRARIES:
+        loaded = sys.modules.get(name)
+        if loaded is not None and getattr(loaded, "__file__", None):
+            out.append(Path(loaded.__file__).parent)
+        elif (Path(root) / name / "__init__.py").is_file():
+            out.append(Path(root) / name)
+        else:
+            spec = importlib.util.find_spec(name)
+            if spec is not None and spec.submodule_search_locations:
+                out.append(Path(list(spec.submodule_search_locations)[0]))
+    return out

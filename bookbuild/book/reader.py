@@ -1,0 +1,66 @@
+"""The reader's page: each page's data (how every number was computed, the chapter for every registry
+choice) and the scripts that use it, as additions to an HTML book that any renderer made.
+
+:func:`additions` turns one executed profile into a :class:`~bookbuild.render.additions.Additions`: per page, a
+data script beside it (``appendix/x.data.js``: ``window.MLSYSIM_PAGE = {...}``) and the script tags the
+page needs (the vendored plotly.js and ``figures.js`` where the page has an interactive figure; the
+data and ``reader.js`` where it has data); the shared assets (``assets/reader.js``, ``assets/figures.js``,
+``assets/vendor/``). :mod:`bookbuild.render` applies them to our pages; the Quarto post-render step
+applies the same to Quarto's.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..render.pages import page_for
+from ..render.additions import Additions, PageAddition
+from .provenance import pack
+
+ASSETS = Path(__file__).parent / "assets"
+#: the book's own plotly.js (partial bundle, see assets/vendor/README.md) and the script that draws figures
+PLOTLY_JS = "assets/vendor/plotly-basic.min.js"
+FIGURES_JS = "assets/figures.js"
+READER_JS = "assets/reader.js"
+VENDOR_FILES = ("plotly-basic.min.js", "plotly-basic.LICENSE", "README.md")
+#: a page with an interactive figure holds this (mlsysim.figures.plot_div)
+PLOT_MARK = 'class="mlsysim-plot'
+
+
+def data_file(page: str) -> str:
+    """The script next to a page that carries its reader data (``appendix/x.html`` -> ``appendix/x.data.js``)."""
+    return page[: -len(".html")] + ".data.js" if page.endswith(".html") else page + ".data.js"
+
+
+def data_script(data: dict[str, Any], lang: str) -> str:
+    payload = json.dumps(dict(data, lang=lang), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return "window.MLSYSIM_PAGE = " + payload.replace("</", "<\\/") + ";\n"
+
+
+def assets() -> dict[str, Path]:
+    """The files every book carries for its reader features (destination in the book -> source)."""
+    out = {FIGURES_JS: ASSETS / "figures.js", READER_JS: ASSETS / "reader.js"}
+    out.update({f"assets/vendor/{n}": ASSETS / "vendor" / n for n in VENDOR_FILES})
+    return out
+
+
+def additions(lang: str, chapters: list[tuple[str, str, dict, dict | None]]) -> Additions:
+    """``chapters``: (source, executed markdown, provenance explanations, compact variants or None)."""
+    out = Additions(assets=assets())
+    for source, markdown, provenance, variants in chapters:
+        page = page_for(source)
+        add = PageAddition()
+        if PLOT_MARK in markdown:
+            add.scripts += [(PLOTLY_JS, True), (FIGURES_JS, False)]
+        data = {}
+        if provenance:
+            data["provenance"] = pack(provenance)
+        if variants is not None:
+            data["variants"] = variants
+        if data:
+            add.files[data_file(page)] = data_script(data, lang)
+            add.scripts += [(data_file(page), True), (READER_JS, False)]
+        if add.scripts or add.files:
+            out.pages[page] = add
+    return out

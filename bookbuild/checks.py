@@ -1,0 +1,107 @@
+"""The checks after execution, declared as one list (:data:`CHECKS`); each returns one-line errors.
+
+A check is a function of a :class:`CheckContext` (what the build knows by then: the books, their
+documents, executed chapters, ASTs, indexes and bibliographies). The engine's own checks are those a
+Quarto render would warn about: cross-references and citations that do not resolve, a bibliography
+that does not parse. The book's rules come from its own layer (:data:`bookbuild.book.checks.BOOK_CHECKS`);
+the build runs both lists (see :mod:`bookbuild.passes`).
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .bibliography import Bibliography
+from .errors import BuildError, CitationError, XrefError
+from .execute import ExecutedChapter
+from .numbering import Index, citations, references
+from .project import Book
+from .source import Document, locate
+
+
+@dataclass
+class CheckContext:
+    root: Path
+    books: list[Book]                           # the books being built
+    all_books: list[Book]                       # every profile of the project
+    documents: dict[str, Document]              # every chapter of every profile, by path
+    executed: dict[str, list[ExecutedChapter]]  # by profile
+    ast: Callable[[str, str], dict]             # (profile, chapter source) -> pandoc AST
+    index: dict[str, Index]                     # by profile
+    bibliographies: dict[str, Bibliography] = field(default_factory=dict)   # by profile
+
+    def text_of(self, rel: str) -> str | None:
+        """A chapter's text as written, from its parsed document (None when no profile lists it)."""
+        doc = self.documents.get(rel)
+        return doc.text if doc is not None else None
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    run: Callable[[CheckContext], list[BuildError]]
+
+
+def _where(ec: ExecutedChapter, needle: str) -> tuple[str, int | None]:
+    line = locate(ec.markdown, needle)
+    if line is None:
+        return ec.source.as_posix(), None
+    o = ec.origin(line)
+    return o.file, o.line
+
+
+def check_references(ctx: CheckContext) -> list[BuildError]:
+    """Every ``@sec-``/``@tbl-``/``@eq-``/``@fig-`` reference resolves in its own book."""
+    errors: list[BuildError] = []
+    for book in ctx.books:
+        labels = sorted(ctx.index[book.profile].targets)
+        for ec in ctx.executed[book.profile]:
+            seen = set()
+            for written, _mode in references(ctx.ast(book.profile, ec.source.as_posix())):
+                label = written[0].lower() + written[1:]
+                if label in ctx.index[book.profile].targets or label in seen:
+                    continue
+                seen.add(label)
+                file, line = _where(ec, "@" + written)
+                near = difflib.get_close_matches(label, labels, n=1, cutoff=0.75)
+                hint = f"; did you mean @{near[0]}?" if near else \
+                    "; define the label in a chapter of this book or remove the reference"
+                errors.append(XrefError(file, line, f"@{label} does not resolve in the '{book.profile}' book{hint}"))
+    return errors
+
+
+def check_citations(ctx: CheckContext) -> list[BuildError]:
+    """Every citation key is in the book's bibliography (a bibliography that does not parse is its own error)."""
+    errors: list[BuildError] = []
+    for book in ctx.books:
+        bib = ctx.bibliographies[book.profile]
+        if bib.errors:
+            continue
+        name = ", ".join(b.as_posix() for b in book.bibliography) or "a bibliography"
+        for ec in ctx.executed[book.profile]:
+            seen = set()
+            for key in citations(ctx.ast(book.profile, ec.source.as_posix())):
+                if key in bib.keys or key in seen:
+                    continue
+                seen.add(key)
+                file, line = _where(ec, "@" + key)
+                errors.append(CitationError(file, line, f"citation @{key} is not in {name}: add a complete entry "
+                                                        f"with key '{key}' (or correct the key)"))
+    return errors
+
+
+def check_bibliography(ctx: CheckContext) -> list[BuildError]:
+    """Each bibliography file parses (once, however many books name it)."""
+    seen, errors = set(), []
+    for bib in ctx.bibliographies.values():
+        for e in bib.errors:
+            if e.format() not in seen:
+                seen.add(e.format())
+                errors.append(e)
+    return errors
+
+
+CHECKS = [Check("references", check_references), Check("citations", check_citations),
+          Check("bibliography", check_bibliography)]

@@ -1,0 +1,79 @@
+"""book: the book's own layer over the executed books: every registry choice of the chapters that ask
+for it (:mod:`bookbuild.book.variants`, in the pool, cached by the cells' content and shared by the
+languages), then each page's data and scripts (:mod:`bookbuild.book.reader`), written beside the
+executed book (``book-layer.json``) for the renderer."""
+from __future__ import annotations
+
+import json
+from functools import partial
+from pathlib import Path
+
+from .. import pool
+from ..book import reader, variants as V
+from ..book.hooks import library_dirs, preload
+from ..cache import sha256_bytes
+from ..errors import BuildFailed
+from ..execute import RunOptions
+from .execute import GRACE, failure
+from .state import Build
+
+
+def data_dir(build: Build) -> Path:
+    """The registry's data folder, as the chapters' library reads it (the user's DATA_ENV folder first)."""
+    if build.settings.data_dirs:
+        return Path(build.settings.data_dirs[0])
+    libs = library_dirs(build.root)
+    return (libs[0] if libs else build.root) / "data"
+
+
+def _jobs(build: Build, doc, choices: list[dict], key: str) -> list[pool.Job]:
+    s = build.settings
+    opts = RunOptions(root=s.root, fig_dir=s.build_dir / "variants", md_dir=s.root, cell_timeout=s.cell_timeout,
+                      output_cap=s.output_cap, raw_errors=True)
+    n = max(1, -(-len(choices) // s.width))
+    return [pool.Job(f"{key}:{i}", V.variant_job, (doc, opts, choices[i:i + n]), silence=s.cell_timeout + GRACE)
+            for i in range(0, len(choices), n)]
+
+
+def compute(build: Build, wanted: list) -> dict[str, list]:
+    """Every choice for each chapter of ``wanted`` ((book, chapter, document) triples), by variant key."""
+    choices = V.choices(data_dir(build))
+    keyed, pending = {}, {}
+    for book, ch, doc in wanted:
+        key = sha256_bytes(b"variants", build.environment.encode(), json.dumps(choices).encode(), *V.cells_digest(doc))
+        keyed[(book.profile, ch.path.as_posix())] = key
+        if key not in pending:
+            hit = build.store.get_json("variants", key)
+            pending[key] = hit if hit is not None else doc
+    todo = {k: d for k, d in pending.items() if not isinstance(d, list)}
+    jobs = [j for k, d in todo.items() for j in _jobs(build, d, choices, k)]
+    if jobs:
+        preload(build.root, None)
+        ran = pool.run(jobs, build.settings.width)
+        bad = [failure(r, j, build.root, build.settings.cell_timeout) for j in jobs for r in [ran[j.key]]
+               if not isinstance(r, list)]
+        if bad:
+            raise BuildFailed(bad)
+        for k in todo:
+            parts = sorted((int(j.key.rsplit(":", 1)[1]), ran[j.key]) for j in jobs if j.key.rsplit(":", 1)[0] == k)
+            pending[k] = [r for _, batch in parts for r in batch]
+            build.store.put_json("variants", k, pending[k])
+        build.report.executed.append(f"variants ({len(todo) * len(choices)} choices)")
+    return {where: pending[k] for where, k in keyed.items()}
+
+
+def run(build: Build) -> None:
+    wanted = [(book, ch, build.documents[ch.path.as_posix()]) for book in build.books for ch in book.chapters
+              if V.wanted(build.documents[ch.path.as_posix()])]
+    results = compute(build, wanted) if wanted else {}
+    for book in build.books:
+        chapters = []
+        for ch, ec in zip(book.chapters, build.executed[book.profile]):
+            data = results.get((book.profile, ch.path.as_posix()))
+            compact = None
+            if data is not None:
+                reference = {u.expr.strip(): u.value for u in ec.inline}
+                compact = V.compact(data, reference, ec.extras.get("guard_map"))
+            chapters.append((ch.path.as_posix(), ec.markdown, ec.extras.get("provenance") or {}, compact))
+        build.additions[book.profile] = out = reader.additions(book.lang, chapters)
+        out.write(build.executed_dir(book.profile))

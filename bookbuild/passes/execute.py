@@ -1,0 +1,162 @@
+"""execute: every chapter of the books being built, each in its own process, from the cache when nothing
+it depends on changed; writes ``_build/executed/<profile>/<chapter>.md`` and the figures.
+
+A chapter's key covers its document's files (the chapter and its includes, by content), the profile,
+language and execute options, and the build's environment (whole code trees, data folders, installed
+distributions). The files its code opened while it ran are checked again on reuse.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from functools import partial
+from pathlib import Path
+
+from .. import pool
+from ..book.hooks import BookHooks, preload
+from ..cache import file_digest, sha256_bytes
+from ..errors import BuildError, BuildFailed, CellError, GuardFailure
+from ..execute import RunOptions, chapter_job, from_json, to_json
+from ..project import Book
+from ..source import Document
+from .parse import code_trees
+from .state import Build
+
+#: how long the parent waits past the cell time limit before it kills a chapter that does not answer
+GRACE = 5.0
+
+
+def chapter_key(build: Build, book: Book, doc: Document, kind: str = "book") -> str:
+    """``kind``: ``book`` (guards fail the chapter) or ``facts`` (a chapter whose guards fail, kept for diff)."""
+    parts = [b"chapter", build.environment.encode(), book.profile.encode(), book.lang.encode(),
+             json.dumps(book.execute_options, sort_keys=True, default=str).encode(), kind.encode()]
+    for rel, sf in doc.files.items():
+        parts += [rel.encode(), sf.digest.encode()]
+    return sha256_bytes(*parts)
+
+
+def _from_cache(build: Build, key: str, out: Path):
+    got = build.store.get_tree("exec", key)
+    if got is None:
+        return None
+    data, folder = got
+    if any(file_digest(build.root / rel) != d for rel, d in data["reads"].items()):
+        build.store.misses += 1
+        return None
+    figs = out / "figures"
+    for rel in data["figures"]:
+        (figs / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(folder / "figures" / rel, figs / rel)
+    return from_json(data["chapter"], figs)
+
+
+def _to_cache(build: Build, key: str, ec, reads: list[str], figs: Path) -> None:
+    data = {"chapter": to_json(ec, figs), "reads": {r: file_digest(build.root / r) for r in sorted(set(reads))},
+            "figures": [Path(f).relative_to(figs).as_posix() for f in ec.figures]}
+    build.store.put_tree("exec", key, data, {f"figures/{r}": figs / r for r in data["figures"]})
+
+
+def _job(build: Build, book: Book, doc: Document, out: Path, raise_guards: bool = True) -> pool.Job:
+    s = build.settings
+    opts = RunOptions(root=s.root, fig_dir=out / "figures", md_dir=(out / doc.path).parent,
+                      execute=book.execute_options, profile=book.profile, cell_timeout=s.cell_timeout,
+                      output_cap=s.output_cap)
+    hooks = partial(BookHooks, s.root, cache_folder=s.cache_folder, raise_guards=raise_guards)
+    skip = [s.root / "_build", s.root / "_book", s.root / ".venv", *[Path(p) for p in _library_skips(build)]]
+    return pool.Job(f"{book.profile}:{doc.path}", chapter_job, (doc, opts, hooks, skip),
+                    silence=s.cell_timeout + GRACE)
+
+
+def _library_skips(build: Build) -> list[Path]:
+    return code_trees(build.root)[1:]   # covered whole by the environment digest
+
+
+def failure(result, job: pool.Job, root: Path, timeout: float) -> BuildError:
+    """A pool result that is not an executed chapter, as the one-line error an author reads."""
+    where = getattr(result, "where", None)
+    file, line, label = where if isinstance(where, tuple) else (job.args[0].path, None, None)
+    if isinstance(result, pool.Raised):
+        if isinstance(result.error, BuildError):
+            return result.error
+        return BuildError(job.args[0].path, None, f"the build failed executing this chapter: {result.error}"
+                                                  + (f" ({result.where})" if result.where else ""))
+    if isinstance(result, pool.Silent):
+        return CellError(file, line, f"the cell ran longer than the cell time limit of {timeout:g} s and "
+                                     "did not stop when interrupted: make it finish, or raise --cell-timeout", label)
+    code = result.exitcode
+    how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
+    return CellError(file, line, f"the chapter's process {how} before the chapter finished: a cell ended "
+                                 "the process (os._exit, sys.exit from a thread, a crash in native code); "
+                                 "remove that call", label)
+
+
+def _plan(build: Build, results: dict, keys: dict, errors: list) -> list[pool.Job]:
+    """Every chapter of the books being built: from the cache, or a job (executed folders emptied)."""
+    jobs = []
+    for book in build.books:
+        out = build.executed_dir(book.profile)
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+        for ch in book.chapters:
+            name, rel = f"{book.profile}:{ch.path.as_posix()}", ch.path.as_posix()
+            if rel in build.parse_errors:
+                errors.append(build.parse_errors[rel])
+                build.failures[name] = build.parse_errors[rel]
+                continue
+            doc = build.documents[rel]
+            keys[name] = chapter_key(build, book, doc)
+            hit = _from_cache(build, keys[name], out)
+            if hit is None and build.facts:
+                hit = _from_cache(build, chapter_key(build, book, doc, "facts"), out)
+            if hit is not None:
+                results[name] = hit
+                build.report.cached.append(name)
+            else:
+                jobs.append(_job(build, book, doc, out))
+    return jobs
+
+
+def _run_jobs(build: Build, jobs: list[pool.Job], keys: dict, results: dict, errors: list) -> list[pool.Job]:
+    """Run ``jobs``; returns, for a facts build, the jobs to run again keeping the guards they broke."""
+    again = []
+    ran = pool.run(jobs, build.settings.width)
+    for job in jobs:
+        r = ran[job.key]
+        if isinstance(r, tuple):
+            ec, reads = r
+            results[job.key] = ec
+            _to_cache(build, keys[job.key], ec, reads, build.executed_dir(job.key.split(":", 1)[0]) / "figures")
+            build.report.executed.append(job.key)
+            continue
+        err = failure(r, job, build.root, build.settings.cell_timeout)
+        if build.facts and isinstance(err, GuardFailure) and job.key not in again:
+            book = next(b for b in build.books if b.profile == job.key.split(":", 1)[0])
+            doc = job.args[0]
+            keys[job.key] = chapter_key(build, book, doc, "facts")
+            again.append(_job(build, book, doc, build.executed_dir(book.profile), raise_guards=False))
+            continue
+        errors.append(err)
+        build.failures[job.key] = err
+    return again
+
+
+def run(build: Build) -> None:
+    results, keys, errors = {}, {}, []
+    jobs = _plan(build, results, keys, errors)
+    if jobs:
+        preload(build.root, build.settings.cache_folder)
+        again = _run_jobs(build, jobs, keys, results, errors)
+        if again:
+            _run_jobs(build, again, keys, results, errors)
+    if errors and not build.facts:
+        raise BuildFailed(errors)
+    for book in build.books:
+        out = build.executed_dir(book.profile)
+        build.executed[book.profile] = []
+        for ch in book.chapters:
+            ec = results.get(f"{book.profile}:{ch.path.as_posix()}")
+            if ec is not None:
+                (out / ch.path.with_suffix(".md")).parent.mkdir(parents=True, exist_ok=True)
+                (out / ch.path.with_suffix(".md")).write_text(ec.markdown, encoding="utf-8", newline="\n")
+                build.executed[book.profile].append(ec)

@@ -1,0 +1,71 @@
+"""number: each executed chapter's pandoc AST (cached by content), and the book's one cross-reference
+index over them (:func:`bookbuild.numbering.number_book`); writes the manifest ``book.json``."""
+from __future__ import annotations
+
+import json
+
+from ..errors import XrefError
+from ..cache import sha256_bytes
+from ..numbering import Index, number_book
+from ..source import locate
+from .state import Build
+
+MANIFEST_VERSION = 2
+
+
+def manifest(build: Build, profile: str) -> dict:
+    book = next(b for b in build.books if b.profile == profile)
+    index = build.index[profile]
+    chapters = []
+    for ref, ec in zip(book.chapters, build.executed[profile]):
+        n = index.chapter_of(ref.path.as_posix())
+        chapters.append({"source": ref.path.as_posix(), "executed": ref.path.with_suffix(".md").as_posix(),
+                         "appendix": ref.appendix, "part": ref.part, "title": ec.title, "label": n.label or None,
+                         "number": n.number, "files": ec.files,
+                         "figures": [f.relative_to(build.executed_dir(profile)).as_posix() for f in ec.figures]})
+    return {"manifest_version": MANIFEST_VERSION, "profile": book.profile, "lang": book.lang, "title": book.title,
+            "output_dir": book.output_dir.as_posix(), "bibliography": [b.as_posix() for b in book.bibliography],
+            "crossref": dict(sorted(book.crossref.items())), "chapters": chapters, "index": index.to_json(),
+            "metadata": book.metadata}
+
+
+def _located(build: Build, profile: str, e: XrefError) -> XrefError:
+    """The duplicate label's second definition, as file and line of its source."""
+    label = e.message.split()[1]
+    ec = next((c for c in build.executed[profile] if c.source.as_posix() == e.path), None)
+    line = locate(ec.markdown, "#" + label) if ec is not None else None
+    if line is None:
+        return e
+    o = ec.origin(line)
+    return XrefError(o.file, o.line, e.message)
+
+
+def index_key(build: Build, book) -> str:
+    parts = [b"index", build.environment.encode(), book.profile.encode()]
+    for ref, ec in zip(book.chapters, build.executed[book.profile]):
+        parts += [ec.source.as_posix().encode(), str(ref.appendix).encode(), ec.markdown.encode("utf-8")]
+    return sha256_bytes(*parts)
+
+
+def index_of(build: Build, book) -> Index:
+    """The book's index, from the cache when its chapters' markdown did not change."""
+    key = index_key(build, book) if build.store.enabled else ""
+    hit = build.store.get_json("index", key) if key else None
+    if hit is not None:
+        return Index.from_json(hit)
+    chapters = [(ec.source.as_posix(), ref.appendix, build.ast(book.profile, ec.source.as_posix()))
+                for ref, ec in zip(book.chapters, build.executed[book.profile])]
+    try:
+        index = number_book(chapters)
+    except XrefError as e:
+        raise _located(build, book.profile, e) from None
+    if key:
+        build.store.put_json("index", key, index.to_json())
+    return index
+
+
+def run(build: Build) -> None:
+    for book in build.books:
+        build.index[book.profile] = index_of(build, book)
+        text = json.dumps(manifest(build, book.profile), ensure_ascii=False, indent=2, sort_keys=True, default=str)
+        (build.executed_dir(book.profile) / "book.json").write_text(text + "\n", encoding="utf-8")

@@ -1,0 +1,37 @@
+"""parse: load the profiles and parse every chapter of every profile once (:func:`bookbuild.source.parse`)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..book.hooks import library_dirs
+from ..cache import Store, environment_digest
+from ..errors import BuildError
+from ..project import load_book, profiles
+from ..render.pandoc import Pandoc
+from ..source import parse
+from .state import Build
+
+ENGINE = Path(__file__).resolve().parents[1]
+
+
+def code_trees(root: Path) -> list[Path]:
+    """The code every result depends on, whole: bookbuild itself and the libraries the chapters import."""
+    return [ENGINE, *library_dirs(root)]
+
+
+def run(build: Build) -> None:
+    s = build.settings
+    build.store = Store(s.cache_folder)
+    build.pandoc = Pandoc(s.pandoc, build.store)
+    build.books = [load_book(s.root, p) for p in build.names]
+    build.all_books = [load_book(s.root, p) for p in (profiles(s.root) or build.names)]
+    build.environment = environment_digest(code_trees(s.root), [Path(d) for d in s.data_dirs])
+    for book in build.books + build.all_books:
+        for ch in book.chapters:
+            rel = ch.path.as_posix()
+            if rel in build.documents or rel in build.parse_errors:
+                continue
+            try:
+                build.documents[rel] = parse(rel, s.root)
+            except BuildError as e:   # reported by the execute pass, with the other chapters' errors
+                build.parse_errors[rel] = e

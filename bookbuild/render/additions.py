@@ -1,0 +1,54 @@
+"""What a layer above the engine adds to an HTML book (the engine's include-after-body): per page, files
+to write beside it and scripts to load at the end of its body; shared assets; messages. The renderer
+applies it to our pages (:mod:`bookbuild.render.html`); the book's own layer fills it
+(:mod:`bookbuild.book.reader`), and the Quarto post-render step applies the same to Quarto's pages.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class PageAddition:
+    """What a page gains: files beside it (book-relative path -> text) and scripts to load
+    (book-relative path, with ``charset="utf-8"``), in order, at the end of the body."""
+    files: dict[str, str] = field(default_factory=dict)
+    scripts: list[tuple[str, bool]] = field(default_factory=list)
+
+
+@dataclass
+class Additions:
+    pages: dict[str, PageAddition] = field(default_factory=dict)
+    assets: dict[str, Path] = field(default_factory=dict)      # book-relative path -> file to copy
+    messages: list[Any] = field(default_factory=list)
+
+    FILE = "book-layer.json"
+
+    def write(self, folder: Path) -> None:
+        """Into an executed profile's folder: ``book-layer.json`` and the page files under ``layer/``."""
+        pages = {}
+        for page, add in sorted(self.pages.items()):
+            for rel, text in add.files.items():
+                p = folder / "layer" / rel
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_text(text, encoding="utf-8", newline="\n")
+            pages[page] = {"files": sorted(add.files), "scripts": [list(s) for s in add.scripts]}
+        data = {"pages": pages, "assets": {k: str(v) for k, v in sorted(self.assets.items())}}
+        (folder / self.FILE).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+    @classmethod
+    def read(cls, folder: Path) -> "Additions":
+        """What :meth:`write` wrote (an empty output when the folder has none)."""
+        f = folder / cls.FILE
+        if not f.is_file():
+            return cls()
+        data = json.loads(f.read_text(encoding="utf-8"))
+        out = cls(assets={k: Path(v) for k, v in data.get("assets", {}).items()})
+        for page, add in data.get("pages", {}).items():
+            out.pages[page] = PageAddition(
+                files={rel: (folder / "layer" / rel).read_text(encoding="utf-8") for rel in add["files"]},
+                scripts=[(s, bool(c)) for s, c in add["scripts"]])
+        return out

@@ -1,0 +1,174 @@
+"""Render one executed book (``_build/executed/<profile>/``) to HTML and PDF.
+
+Input contract (written by :mod:`bookbuild.passes`)::
+
+    <executed>/book.json        {"profile", "lang", "title", "bibliography": [...], "crossref": {kind: word},
+                                 "chapters": [{"source", "executed", "appendix", "title"}, ...],
+                                 "index": the cross-reference index (bookbuild.numbering.Index.to_json)}
+    <executed>/<chapter>.md     pandoc markdown, no Python left, references still ``@sec-x``
+    <executed>/book-layer.json  what a layer above adds to the pages (bookbuild.render.additions), optional
+
+Output: ``<out_dir>/<profile>/``: one HTML page per chapter (same relative path as the source, ``.html``),
+``index.html``, ``assets/``, ``search-index.js`` and the PDF ``<title>.pdf``.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path, PurePosixPath
+
+from .. import bibliography
+from ..numbering import Index
+from ..project import LANGUAGE_KEYS, quarto_language_defaults
+from .. import pandoc_ast as A
+from .additions import Additions
+from .filters import Chapter, Context
+from .html import OtherProfile, Site, render_site
+from .pages import page_for, pdf_name, source_key
+from .pandoc import Pandoc, RenderError
+from .pdf import render_pdf
+
+
+def load_manifest(executed_dir: Path, profile: str) -> tuple[Path, dict]:
+    """Accepts ``_build/executed`` or ``_build/executed/<profile>``."""
+    executed_dir = Path(executed_dir)
+    for d in (executed_dir / profile, executed_dir):
+        f = d / "book.json"
+        if f.is_file():
+            try:
+                return d, json.loads(f.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as e:
+                raise RenderError(str(f), e.lineno, f"book.json is not valid JSON: {e.msg}") from None
+    raise RenderError(str(executed_dir), None, f"no book.json for profile '{profile}' in {executed_dir} "
+                                               "(run the execute step first: python -m bookbuild)")
+
+
+def prefixes_for(lang: str, given: dict | None) -> dict:
+    """The manifest's cross-reference words (resolved by :mod:`bookbuild.project`, as Quarto does), over
+    Quarto's defaults for ``lang``."""
+    defaults = quarto_language_defaults(lang)
+    base = {kind: defaults[key] for kind, key in LANGUAGE_KEYS.items()}
+    base.update({k: v for k, v in (given or {}).items() if isinstance(v, str)})
+    return base
+
+
+def _bib_paths(root: Path, book: dict) -> list[Path]:
+    bib = book.get("bibliography") or []
+    out = []
+    for b in [bib] if isinstance(bib, str) else bib:
+        p = Path(b) if Path(b).is_absolute() else root / b
+        if not p.is_file():
+            raise RenderError(str(b), None, "bibliography file does not exist")
+        out.append(p)
+    return out
+
+
+def load_chapters(exec_dir: Path, book: dict, index: Index, pandoc: Pandoc) -> list[Chapter]:
+    entries = book.get("chapters") or []
+    if not entries:
+        raise RenderError(str(exec_dir / "book.json"), None, "book.json lists no chapters")
+
+    def one(i_e):
+        i, e = i_e
+        path = exec_dir / e["executed"]
+        if not path.is_file():
+            raise RenderError(str(path), None, "executed chapter is missing")
+        n = index.chapter_of(e["source"])
+        return Chapter(index=i, source=e["source"], page=page_for(e["source"]), appendix=bool(e.get("appendix")),
+                       ast=pandoc.md_to_ast(path.read_text(encoding="utf-8"), e["source"]), number=n.number,
+                       title=n.title, label=n.label, headings=list(n.headings))
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return list(pool.map(one, enumerate(entries)))
+
+
+def _other_profiles(exec_dir: Path, profile: str) -> list[OtherProfile]:
+    out = []
+    parent = exec_dir.parent
+    for d in sorted(parent.iterdir()) if parent.is_dir() else []:
+        f = d / "book.json"
+        if d.name == profile or not f.is_file():
+            continue
+        try:
+            other = json.loads(f.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            continue
+        pages = {source_key(e["source"]): page_for(e["source"]) for e in other.get("chapters", [])}
+        out.append(OtherProfile(profile=d.name, lang=str(other.get("lang") or d.name), pages=pages))
+    return out
+
+
+def _image_fixer(root: Path, exec_dir: Path, entry: dict, ch: Chapter, out: Path, copied: list[Path]):
+    exec_md_dir = (exec_dir / entry["executed"]).parent
+    src_dir = (root / entry["source"]).parent
+
+    def fix(el):
+        if el["t"] != "Image":
+            return None
+        a, inl, (src, title) = el["c"]
+        if re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I):
+            if src.startswith("data:"):
+                return None
+            raise RenderError(ch.source, None, f"image {src} is not a local file "
+                                               "(the book must load nothing from the network)")
+        cands = [exec_md_dir / src, src_dir / src, root / src]
+        found = next((c for c in cands if c.is_file()), None)
+        if found is None:
+            raise RenderError(ch.source, None, f"image {src} not found (looked in "
+                              + ", ".join(str(c.parent) for c in cands) + ")")
+        rel = PurePosixPath(src)
+        if rel.is_absolute() or ".." in rel.parts:
+            rel = PurePosixPath("figures") / found.name
+            dest = out / rel
+            new_src = "/".join([".."] * ch.page.count("/") + [str(rel)])
+        else:
+            dest = out / PurePosixPath(ch.page).parent / rel
+            new_src = str(rel)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(found, dest)
+        copied.append(dest)
+        return {"t": "Image", "c": [a, inl, [new_src, title]]}
+    return fix
+
+
+def collect_images(root: Path, exec_dir: Path, book: dict, chapters: list[Chapter], out: Path) -> list[Path]:
+    """Copy every image a chapter shows next to its page; rewrite src to page-relative."""
+    copied: list[Path] = []
+    for ch, entry in zip(chapters, book["chapters"]):
+        ch.ast["blocks"] = A.walk(ch.ast["blocks"], _image_fixer(root, exec_dir, entry, ch, out, copied))
+    return sorted(set(copied))
+
+
+def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
+                   formats: tuple[str, ...] = ("html", "pdf"), *, pandoc: Pandoc | None = None,
+                   cjk_font_dir: str | None = None) -> list[Path]:
+    """Render one profile's executed book into ``out_dir/<profile>/``; returns the files written."""
+    root = Path(root).resolve()
+    pandoc = pandoc or Pandoc()
+    exec_dir, book = load_manifest(Path(executed_dir), profile)
+    lang = str(book.get("lang") or profile)
+    title = str(book.get("title") or "")
+    index = Index.from_json(book["index"])
+    chapters = load_chapters(exec_dir, book, index, pandoc)
+    bibs = _bib_paths(root, book)
+    bib = bibliography.read(pandoc, root, [b.relative_to(root) if b.is_relative_to(root) else b for b in bibs])
+    if bib.errors:
+        raise bib.errors[0]
+    prefixes = prefixes_for(lang, book.get("crossref"))
+    out = Path(out_dir) / profile
+    out.mkdir(parents=True, exist_ok=True)
+    files = collect_images(root, exec_dir, book, chapters, out)
+    name = pdf_name(book)
+    if "html" in formats:
+        ctx = Context("html", lang, prefixes, chapters, index, bib.keys, pandoc)
+        site = Site(profile=profile, lang=lang, title=title, chapters=chapters, ctx=ctx, bibliography=bibs,
+                    pdf_name=name, others=_other_profiles(exec_dir, profile), additions=Additions.read(exec_dir),
+                    store=pandoc.store)
+        files += render_site(site, out)
+    if "pdf" in formats:
+        ctx = Context("typst", lang, prefixes, chapters, index, bib.keys, pandoc)
+        typ = root / "_build" / "typst" / profile / "book.typ"
+        files.append(render_pdf(ctx, chapters, title, bibs, out, out / name, typ, cjk_font_dir=cjk_font_dir,
+                                store=pandoc.store))
+    return files
