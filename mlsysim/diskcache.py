@@ -27,8 +27,16 @@ def package_digest() -> str:
     for folder in folders:
         for p in sorted(folder.rglob("*")):
             if p.is_file() and "__pycache__" not in p.parts:
-                h.update(p.relative_to(folder).as_posix().encode() + b"\0" + hashlib.sha256(p.read_bytes()).digest())
+                h.update(p.relative_to(folder).as_posix().encode() + b"\0" + _file_digest(p))
     return h.hexdigest()
+
+
+def _file_digest(path: Path) -> bytes:
+    """The file's SHA-256; for a file that cannot be read, the reason (the registry then names it itself)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).digest()
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}".encode()
 
 
 def folder(kind: str) -> Path | None:

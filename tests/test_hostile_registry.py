@@ -1,4 +1,4 @@
-"""Hostile registry files and environments (issue "Hostile input, round 3").
+"""Hostile registry files, CLI options and environments (issue "Hostile input, round 3").
 
 Every broken registry file is a private copy of ``mlsysim/data`` (``MLSYSIM_DATA_DIR``); every command
 runs in a subprocess whose HOME, caches and temp folder lie in the test's temporary folder. Each
@@ -359,3 +359,200 @@ def test_load_registry_is_split_into_small_functions():
     tree = ast.parse((ROOT / "mlsysim" / "registry.py").read_text(encoding="utf-8"))
     sizes = {n.name: n.end_lineno - n.lineno + 1 for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     assert sizes["load_registry"] < 30 and max(sizes.values()) <= 80, sizes
+
+
+# ───────────────────────────── any environment ─────────────────────────────
+#
+# Root ignores file modes, so an unwritable folder is one under a FILE: mkdir fails there for everyone.
+
+PROBE = r"""
+import json, mlsysim
+from mlsysim.units import UNIT_CACHE_FOLDER, ureg
+print(json.dumps({"cache": str(UNIT_CACHE_FOLDER), "byte": str(ureg.byte.dimensionality),
+                  "h100_bytes": mlsysim.Hardware.Cloud.H100.memory.capacity.to("byte").magnitude}))
+"""
+#: hand derivations: 80 GiB = 80 * 2**30 bytes; a byte is [information]
+UNITS_OK = {"byte": "[information]", "h100_bytes": 80 * 2**30}
+
+
+def _a_file(tmp_path: Path) -> Path:
+    f = tmp_path / "not-a-folder"
+    f.write_text("a file where a folder is expected\n", encoding="utf-8")
+    return f
+
+
+def _probe(tmp_path: Path, env: dict, prelude: str = "") -> dict:
+    import json
+    r = run(tmp_path, "-c", prelude + PROBE, env=env)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    first, *more = r.stdout.splitlines()
+    out = json.loads(first)
+    assert {k: out[k] for k in UNITS_OK} == UNITS_OK
+    return {**out, "more": more} if more else out
+
+
+def _private_temp(tmp_path: Path, name: str) -> Path:
+    return tmp_path / "tmp" / f"mlsysim-{os.getuid()}" / name
+
+
+@pytest.mark.parametrize("home", ["a file", "a folder under a file"])
+def test_import_with_an_unwritable_home_uses_a_private_temp_cache(tmp_path, untouched, home):
+    f = _a_file(tmp_path)
+    env = isolated_env(tmp_path, HOME=str(f if home == "a file" else f / "home"))
+    cold = _probe(tmp_path, env)
+    assert cold["cache"] == str(_private_temp(tmp_path, "pint"))
+    assert any(_private_temp(tmp_path, "pint").iterdir())  # pint really wrote its cache there
+    assert _probe(tmp_path, env) == cold                     # and reads it back
+    assert oct(_private_temp(tmp_path, "").stat().st_mode & 0o777) == "0o700"
+
+
+def test_xdg_cache_home_is_used_when_it_is_writable(tmp_path, untouched):
+    env = isolated_env(tmp_path, HOME=str(_a_file(tmp_path)), XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    assert _probe(tmp_path, env)["cache"] == str(tmp_path / "xdg" / "pint")
+
+
+def test_an_unwritable_xdg_cache_home_falls_back(tmp_path, untouched):
+    f = _a_file(tmp_path)
+    env = isolated_env(tmp_path, HOME=str(f), XDG_CACHE_HOME=str(f / "cache"))
+    assert _probe(tmp_path, env)["cache"] == str(_private_temp(tmp_path, "pint"))
+
+
+def test_nothing_writable_at_all_disables_the_cache(tmp_path, untouched):
+    f = _a_file(tmp_path)
+    env = isolated_env(tmp_path, HOME=str(f), XDG_CACHE_HOME=str(f / "cache"))
+    # no usable temp folder either: the temp folder Python would use is a file
+    out = _probe(tmp_path, env, prelude=f"import tempfile; tempfile.tempdir = {str(f)!r}\n")
+    assert out["cache"] == "None"
+
+
+def test_a_cache_that_fails_while_writing_is_dropped(tmp_path, untouched):
+    env = isolated_env(tmp_path, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    prelude = ("import flexcache, os\ncalls = []\n"
+               "def full(*a, **k):\n    calls.append(1)\n    raise OSError(28, 'No space left on device')\n"
+               "flexcache.DiskCache.rawsave = full\n")
+    out = _probe(tmp_path, env, prelude=prelude + "import atexit\natexit.register(lambda: print(len(calls)))\n")
+    assert out["cache"] == "None" and int(out["more"][0]) >= 1  # the write was tried, failed, and was dropped
+
+
+def test_a_truncated_cache_file_is_dropped(tmp_path, untouched):
+    env = isolated_env(tmp_path, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    _probe(tmp_path, env)
+    pickles = list((tmp_path / "xdg" / "pint").glob("*.pickle"))
+    assert pickles
+    for p in pickles:
+        p.write_bytes(b"")
+    assert _probe(tmp_path, env)["cache"] == "None"
+
+
+def test_the_cli_runs_with_a_home_that_is_a_file(tmp_path, untouched):
+    import json
+    r = run(tmp_path, "-m", "mlsysim", "reference", "--json", env=isolated_env(tmp_path, HOME=str(_a_file(tmp_path))))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    v = json.loads(r.stdout)
+    assert round(v["ridge_flop_per_byte"]) == 591 and v["resident_trajectories"] == 48  # the seed's values
+
+
+@pytest.mark.parametrize("locale_env", [{"LANG": "C"}, {"LANG": "C", "LC_ALL": "C"}])
+def test_the_cli_under_the_c_locale(tmp_path, untouched, locale_env):
+    r = run(tmp_path, "-m", "mlsysim", "show", "B200", env=isolated_env(tmp_path, **locale_env))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert "conflict memory.capacity: 192 GB" in r.stdout and " — " in r.stdout  # Python's UTF-8 mode
+
+
+# ───────────────────────────── matplotlib's folder ─────────────────────────────
+
+MPL_PROBE = r"""
+import json, os
+from mlsysim.cachedirs import use_writable_mplconfigdir
+chosen = use_writable_mplconfigdir(FALLBACKS) if CALL else None
+import matplotlib
+print(json.dumps({"chosen": str(chosen), "config": matplotlib.get_configdir(), "cache": matplotlib.get_cachedir()}))
+"""
+
+
+def _mpl(tmp_path: Path, call: bool, fallbacks=(), **env_extra):
+    import json
+    code = MPL_PROBE.replace("FALLBACKS", repr([str(f) for f in fallbacks])).replace("CALL", str(call))
+    r = run(tmp_path, "-c", code, env=isolated_env(tmp_path, HOME=str(_a_file(tmp_path)), **env_extra))
+    assert r.returncode == 0, r.stderr
+    return r, json.loads(r.stdout)
+
+
+def test_without_a_writable_home_matplotlib_warns_and_makes_a_throwaway_folder(tmp_path, untouched):
+    r, out = _mpl(tmp_path, call=False)
+    assert "Matplotlib created a temporary cache directory" in r.stderr  # the problem the function solves
+
+
+def test_use_writable_mplconfigdir_picks_a_private_temp_folder(tmp_path, untouched):
+    r, out = _mpl(tmp_path, call=True)
+    want = str(_private_temp(tmp_path, "matplotlib"))
+    assert r.stderr == "" and out == {"chosen": want, "config": want, "cache": want}
+
+
+def test_use_writable_mplconfigdir_prefers_the_callers_fallback(tmp_path, untouched):
+    proj = tmp_path / "project" / "_build" / "cache" / "matplotlib"
+    r, out = _mpl(tmp_path, call=True, fallbacks=[_a_file(tmp_path) / "x", proj])
+    assert r.stderr == "" and out == {"chosen": str(proj), "config": str(proj), "cache": str(proj)}
+
+
+def test_use_writable_mplconfigdir_keeps_a_writable_setting(tmp_path, monkeypatch):
+    from mlsysim.cachedirs import use_writable_mplconfigdir
+    mine = tmp_path / "mine"
+    monkeypatch.setenv("MPLCONFIGDIR", str(mine))
+    assert use_writable_mplconfigdir() == mine and os.environ["MPLCONFIGDIR"] == str(mine)
+
+
+def test_use_writable_mplconfigdir_replaces_an_unwritable_setting(tmp_path, monkeypatch):
+    import tempfile
+
+    from mlsysim.cachedirs import use_writable_mplconfigdir
+    monkeypatch.setenv("MPLCONFIGDIR", str(_a_file(tmp_path) / "mpl"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    want = _private_temp(tmp_path, "matplotlib")
+    assert use_writable_mplconfigdir() == want and os.environ["MPLCONFIGDIR"] == str(want)
+
+
+def test_use_writable_mplconfigdir_leaves_matplotlibs_own_folders_alone(tmp_path, monkeypatch):
+    from mlsysim.cachedirs import use_writable_mplconfigdir
+    monkeypatch.delenv("MPLCONFIGDIR", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert use_writable_mplconfigdir() == tmp_path / "home" / ".config" / "matplotlib"
+    assert "MPLCONFIGDIR" not in os.environ
+
+
+@pytest.mark.parametrize("bad", ["group-writable", "a symlink"])
+def test_a_temp_folder_another_user_could_fill_is_refused(tmp_path, monkeypatch, bad):
+    import tempfile
+
+    from mlsysim.cachedirs import private_temp_folder
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    base = tmp_path / f"mlsysim-{os.getuid()}"
+    if bad == "group-writable":
+        base.mkdir()
+        base.chmod(0o775)
+    else:
+        (tmp_path / "elsewhere").mkdir()
+        base.symlink_to(tmp_path / "elsewhere")
+    assert private_temp_folder("pint") is None
+    assert not (base / "pint").exists()
+
+
+def test_the_results_cache_survives_an_unusable_folder_and_an_unreadable_file(tmp_path, monkeypatch):
+    from mlsysim import diskcache
+    monkeypatch.setenv(diskcache.ENV, str(_a_file(tmp_path)))   # MLSYSIM_CACHE names a file
+    assert diskcache.json_memo("kind", ("x",), lambda: {"v": 1}) == {"v": 1}
+    real = Path.read_bytes
+
+    def refuse(self):
+        if self.name == "units.txt":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    diskcache.package_digest.cache_clear()
+    try:
+        assert len(diskcache.package_digest()) == 64
+    finally:
+        diskcache.package_digest.cache_clear()
