@@ -361,6 +361,34 @@ def test_load_registry_is_split_into_small_functions():
     assert sizes["load_registry"] < 30 and max(sizes.values()) <= 80, sizes
 
 
+# ───────────────────────────── CLI options ─────────────────────────────
+
+CONTEXT_RANGE = "expected a positive whole number of tokens (from 1 to the model's context window)"
+KV_RANGE = "a number above 0 and at most 8 (fp64)"  # fp64 is the widest precision: 8 bytes
+
+
+@pytest.mark.parametrize("option, value, words", [
+    *[("--context", v, CONTEXT_RANGE) for v in ("nan", "inf", "-inf", "-1", "0", "1.5", "1e5", "", "many")],
+    *[("--kv-bytes", v, KV_RANGE) for v in ("nan", "inf", "-inf", "-1", "0", "8.5", "1e400", "", "two")],
+    ("--weight-precision", "fp9", "unknown precision 'fp9'; use one of fp64"),
+])
+def test_a_cli_option_out_of_range_is_one_line_naming_it_and_its_range(tmp_path, untouched, option, value, words):
+    r = run(tmp_path, "-m", "mlsysim", "reference", f"{option}={value}")
+    assert r.returncode == 2 and r.stdout == ""
+    line = one_line(r)
+    assert "internal error" not in line
+    assert line.startswith(f"mlsysim: error: argument {option}"), line
+    assert words in line and repr(value) in line, line
+
+
+def test_the_cli_on_an_ascii_terminal_escapes_what_it_cannot_show(tmp_path, untouched):
+    env = isolated_env(tmp_path, LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+    r = run(tmp_path, "-m", "mlsysim", "reference", env=env)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    # 2 x 70.6e9 flop / 1978.9e12 flop/s = 71.35 us, the "µ" escaped
+    assert re.search(r"Prefill time per prompt token +71\.35 \\xb5s$", r.stdout, re.M), r.stdout
+
+
 # ───────────────────────────── any environment ─────────────────────────────
 #
 # Root ignores file modes, so an unwritable folder is one under a FILE: mkdir fails there for everyone.
