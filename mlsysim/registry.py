@@ -222,6 +222,7 @@ SCHEMAS: dict[str, dict[str, tuple]] = {
     "link": {"display_name": ("text", True), "bandwidth": ("sourced", True)},
     "node": {"display_name": ("text", True), "accelerator": ("text", True), "accelerators_per_node": ("sourced", True),
              "host_memory": ("sourced", False), "host_link": ("text", False), "interconnect": ("text", False)},
+    "reference": {"accelerator": ("text", True), "model": ("text", True), "weight_precision": ("text", True)},
 }
 
 #: the form of a registry name: what ``Hardware.Cloud.<name>`` in a cell and the CLI accept
@@ -343,16 +344,24 @@ def check_fields(ld: _Loader, file: str, entry: str | None, table, schema: Mappi
         above = "" if prefix else " (a field above a file's first [header] belongs to no entry)"
         raise RegistryError(f"{ld.where(file, entry, prefix.rstrip('.'))}: expected a table of fields, "
                             f"got {_describe(table)}{above}")
-    what = "table" if entry is None else "field"  # a file's top level holds tables (systems.toml: links, nodes)
     for f in table:
         if f not in schema:
+            what = "table" if entry is None and isinstance(table[f], dict) else "field"  # systems.toml: [nodes.X]
             raise RegistryError(f"{ld.where(file, entry, prefix + f)}: unknown {what}{_closest(f, schema, prefix)} "
-                                f"({what}s: {', '.join(prefix + k for k in schema)})")
+                                f"(known: {', '.join(prefix + k for k in schema)})")
     for f, (shape, required, *missing) in schema.items():
         if f in table:
             _check_shape(ld.where(file, entry, prefix + f), table[f], shape)
         elif required:
             raise RegistryError(f"{ld.where(file, entry, prefix + f)}: {missing[0] if missing else 'missing field'}")
+
+
+def read_checked(file: str, schema: Mapping[str, tuple], data_dir: Path = DATA_DIR) -> dict:
+    """A data file of plain fields (``reference.toml``) read from ``data_dir`` and checked against ``schema``."""
+    ld = _Loader(data_dir)
+    data = ld.read(file)
+    check_fields(ld, file, None, data, schema)
+    return data
 
 
 def _check_shape(where: str, value, shape: str) -> None:

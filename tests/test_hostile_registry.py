@@ -354,6 +354,18 @@ def test_the_same_name_twice_in_one_file_ignoring_case_is_refused(tmp_path):
         load_registry(data)
 
 
+def test_a_file_of_plain_fields_is_checked_the_same_way(tmp_path):
+    """reference.toml (the book's reference choice) through registry.read_checked."""
+    from mlsysim.errors import RegistryError
+    from mlsysim.registry import SCHEMAS, read_checked
+    assert read_checked("reference.toml", SCHEMAS["reference"], DATA) == {
+        "accelerator": "H100", "model": "Llama3_1_70B", "weight_precision": "fp8"}  # the book's reference
+    data = data_copy(tmp_path, "reference.toml", 'accelerator = "H100"', 'acelerator = "H100"')
+    with pytest.raises(RegistryError, match=re.escape(f"{data / 'reference.toml'}: acelerator: unknown field; "
+                                                      "did you mean 'accelerator'?")):
+        read_checked("reference.toml", SCHEMAS["reference"], data)
+
+
 def test_load_registry_is_split_into_small_functions():
     import ast
     tree = ast.parse((ROOT / "mlsysim" / "registry.py").read_text(encoding="utf-8"))
