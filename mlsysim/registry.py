@@ -245,6 +245,11 @@ def _describe(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _printable(text: str) -> str:
+    """``text``, with control characters escaped as in a repr ("a\\nb")."""
+    return text if text.isprintable() else repr(text)[1:-1]
+
+
 def _closest(word: str, choices, prefix: str = "") -> str:
     """'; did you mean 'x'?' for the closest of ``choices`` (difflib), or nothing."""
     near = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
@@ -278,13 +283,15 @@ class _Loader:
             raise RegistryError(f"{path}: {exc} (a name may be defined twice; each entry needs a unique [name])") from None
 
     def where(self, file: str, entry: str | None, fld: str = "") -> str:
-        """``<folder>/<file>: [entry] field`` (entry or field left out where there is none)."""
+        """``<folder>/<file>: [entry] field`` (entry or field left out where there is none; a quoted TOML
+        key with a line break or other control character is shown escaped, so the message stays one line)."""
+        entry, fld = _printable(entry or ""), _printable(fld)
         return f"{self.dir / file}:" + (f" [{entry}]" if entry else "") + (f" {fld}" if fld else "")
 
     def source(self, file, entry, fld, key) -> Source:
         if key not in self.sources:
             raise RegistryError(f"{self.where(file, entry, fld)}: unknown source {key!r}; define it in sources.toml "
-                                f"(known: {', '.join(sorted(self.sources))})")
+                                f"(known: {', '.join(_printable(k) for k in sorted(self.sources))})")
         return self.sources[key]
 
     def quantity(self, file, entry, fld, text, kind):
