@@ -98,6 +98,8 @@ def use_writable_mplconfigdir(fallbacks: Iterable[Path] = ()) -> Path | None:
     they are writable; otherwise sets ``MPLCONFIGDIR`` to the first writable of ``fallbacks`` (e.g. a
     project-local ``_build/cache/matplotlib``) or a private temp folder. Returns the folder matplotlib
     will use; None when nothing is writable (matplotlib then makes a temporary folder itself, warning).
+    It only helps before this process first imports matplotlib (which reads the folder once, at import);
+    processes started or forked later inherit the setting.
     """
     current = os.environ.get("MPLCONFIGDIR")
     if current and is_writable(Path(current)):
