@@ -1,25 +1,63 @@
 """``python -m mlsysim``: list the registry, show an entry, or print the appendix's reference values.
 
-Bad input (unknown name, a precision the accelerator lacks, a negative context) prints one line on
-stderr naming what is available and exits with status 2.
+Bad input (unknown name, a precision the accelerator lacks, a number outside an option's range) prints
+one line on stderr naming the option or what is available, and exits with status 2.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import json
+import math
 import sys
 
 from .errors import MlsysimError
-from .fmt import fmt, fmt_int
+from .fmt import FormatPrecisionError, fmt
 from .reference import DEFAULT_CONTEXT, reference_values
 from .registry import Accelerator, Hardware, Model, Models, Node, Systems
 from .scenario import REFERENCE
+from .units import PRECISION_BYTES
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, status 2, like every other bad input
         self.exit(2, f"mlsysim: error: {message}\n")
+
+
+#: bytes per stored key/value element: above 0, at most the widest precision's (fp64, 8 bytes)
+KV_BYTES_MAX = max(b.to("byte").magnitude for b in PRECISION_BYTES.values())
+
+
+def _context(text: str) -> int:
+    """``--context``: a whole number of tokens, at least 1 (the model's window is checked with the model)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number of tokens (from 1 to the model's "
+                                         f"context window), got {text!r}")
+    return n
+
+
+def _kv_bytes(text: str) -> float:
+    """``--kv-bytes``: bytes per stored key/value element, finite, above 0 and at most KV_BYTES_MAX."""
+    try:
+        x = float(text)
+    except ValueError:
+        x = math.nan
+    if not 0 < x <= KV_BYTES_MAX:  # nan fails every comparison; inf fails the upper bound
+        raise argparse.ArgumentTypeError(f"expected the bytes per stored key/value element, a number above 0 and "
+                                         f"at most {KV_BYTES_MAX:g} (fp64), e.g. 2 for 16-bit or 0.5 for 4-bit, "
+                                         f"got {text!r}")
+    return x
+
+
+def _precision(text: str) -> str:
+    """``--weight-precision``: a precision name the registry knows (the accelerator's are checked later)."""
+    if text not in PRECISION_BYTES:
+        raise argparse.ArgumentTypeError(f"unknown precision {text!r}; use one of {', '.join(PRECISION_BYTES)}")
+    return text
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,9 +70,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--accelerator", "-a", default=REFERENCE["accelerator"])
     r.add_argument("--model", "-m", default=REFERENCE["model"])
     r.add_argument("--node", "-n", default=None, help="default: the registry node built from the accelerator")
-    r.add_argument("--weight-precision", "-p", default=REFERENCE["precision"])
-    r.add_argument("--kv-bytes", type=float, default=2.0, help="bytes per stored key/value element")
-    r.add_argument("--context", type=int, default=DEFAULT_CONTEXT, help="tokens of context per trajectory")
+    r.add_argument("--weight-precision", "-p", type=_precision, default=REFERENCE["precision"])
+    r.add_argument("--kv-bytes", type=_kv_bytes, default=2.0,
+                   help=f"bytes per stored key/value element, above 0 and at most {KV_BYTES_MAX:g}")
+    r.add_argument("--context", type=_context, default=DEFAULT_CONTEXT,
+                   help="tokens of context per trajectory, from 1 to the model's context window")
     r.add_argument("--json", action="store_true", help="one JSON object in SI base units")
     c = sub.add_parser("calibrate", help="published measurements against the floors under them (the appendix's table)")
     c.add_argument("--accelerator", "-a", default=None, help="only measurements on this accelerator")
@@ -112,9 +152,18 @@ def _cmd_show(name: str, out) -> None:
             out.write(f"  source {fld}: {prov.source.title} — {prov.note}\n")
 
 
+def _show(x: float, decimals: int = 0) -> str:
+    """``fmt(x, decimals)``, or with as many more decimals as a small value needs: any accelerator, model,
+    context and key/value width the options accept must print, where the book's fixed precision would refuse."""
+    for d in range(decimals, decimals + 12):
+        try:
+            return fmt(x, d)
+        except FormatPrecisionError:
+            continue
+    return f"{x:.3g}"
+
+
 def _cmd_reference(a, out) -> None:
-    if a.context <= 0:
-        raise _BadInput(f"--context must be a positive number of tokens, got {a.context}")
     try:
         accel = Hardware.Cloud.get(a.accelerator)
         model = Models.Language.get(a.model)
@@ -130,16 +179,16 @@ def _cmd_reference(a, out) -> None:
     rows = [
         ("Accelerator / model / node", f"{accel.display_name} / {model.display_name} / {v.node or 'n/a'}"),
         ("Weight precision", v.weight_precision),
-        ("Ridge point", f"{fmt_int(v.ridge_flop_per_byte)} FLOP/byte"),
-        ("Decode floor per output token", f"{fmt(v.decode_floor_s * 1e3, 2)} ms"),
-        ("Prefill time per prompt token", f"{fmt(v.prefill_per_token_s * 1e6, 2)} µs"),
-        ("Decode/prefill ratio", fmt_int(v.decode_to_prefill_ratio)),
-        ("Attention crossover length", f"{fmt_int(v.attention_crossover_tokens)} tokens"),
+        ("Ridge point", f"{_show(v.ridge_flop_per_byte)} FLOP/byte"),
+        ("Decode floor per output token", f"{_show(v.decode_floor_s * 1e3, 2)} ms"),
+        ("Prefill time per prompt token", f"{_show(v.prefill_per_token_s * 1e6, 2)} µs"),
+        ("Decode/prefill ratio", _show(v.decode_to_prefill_ratio)),
+        ("Attention crossover length", f"{_show(v.attention_crossover_tokens)} tokens"),
         ("KV bytes per token (GQA / MHA / MQA)",
-         f"{fmt_int(v.kv_bytes_per_token)} / {fmt_int(v.kv_bytes_per_token_mha)} / {fmt_int(v.kv_bytes_per_token_mqa)}"),
-        (f"KV bytes at {v.context:,} tokens", f"{fmt(v.kv_bytes_at_context / 1e9, 2)} GB"),
+         f"{_show(v.kv_bytes_per_token)} / {_show(v.kv_bytes_per_token_mha)} / {_show(v.kv_bytes_per_token_mqa)}"),
+        (f"KV bytes at {v.context:,} tokens", f"{_show(v.kv_bytes_at_context / 1e9, 2)} GB"),
         ("Attention-state pool per node",
-         "n/a" if v.node_kv_pool_bytes is None else f"{fmt(v.node_kv_pool_bytes / 1e9, 1) if v.node_kv_pool_bytes else '0'} GB"),
+         "n/a" if v.node_kv_pool_bytes is None else f"{_show(v.node_kv_pool_bytes / 1e9, 1) if v.node_kv_pool_bytes else '0'} GB"),
         ("Resident trajectories per node", "n/a" if v.resident_trajectories is None else f"{v.resident_trajectories:,}"),
     ]
     width = max(len(k) for k, _ in rows)
@@ -180,8 +229,17 @@ def _cmd_calibrate(a, out) -> None:
     out.write(meas.table_text(lang=a.lang, accelerator=accel, model=model) + "\n")
 
 
+def _escape_what_the_terminal_cannot_show(stream) -> None:
+    """On a terminal without UTF-8 (LC_ALL=C with Python's UTF-8 mode off) print "µs" as "\\xb5s", not fail."""
+    try:
+        stream.reconfigure(errors="backslashreplace")
+    except (AttributeError, ValueError):  # not a text stream this process opened (a test's capture)
+        pass
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    _escape_what_the_terminal_cannot_show(sys.stdout)
     try:
         if args.cmd == "list":
             _cmd_list(sys.stdout)

@@ -1,8 +1,9 @@
 """Results kept between processes, for the computations a book build repeats unchanged.
 
-Only where a folder is named: :func:`configure` (bookbuild names ``_build/cache/mlsysim`` in each chapter's
-process) or the user's ``MLSYSIM_CACHE``; nothing is kept otherwise. A result is keyed by its inputs AND by every file of the mlsysim package in use (its
-code and its registry data), so a cached result is always the one this code and data would compute.
+Only where a folder is named: :func:`configure` (bookbuild names ``_build/cache/mlsysim`` in each
+chapter's process) or the user's ``MLSYSIM_CACHE``; nothing is kept otherwise. A result is keyed by its
+inputs AND by every file of the mlsysim package in use (its code and its registry data), so a cached
+result is always the one this code and data would compute.
 """
 from __future__ import annotations
 
@@ -27,8 +28,16 @@ def package_digest() -> str:
     for folder in folders:
         for p in sorted(folder.rglob("*")):
             if p.is_file() and "__pycache__" not in p.parts:
-                h.update(p.relative_to(folder).as_posix().encode() + b"\0" + hashlib.sha256(p.read_bytes()).digest())
+                h.update(p.relative_to(folder).as_posix().encode() + b"\0" + _file_digest(p))
     return h.hexdigest()
+
+
+def _file_digest(path: Path) -> bytes:
+    """The file's SHA-256; for a file that cannot be read, the reason (the registry then names it itself)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).digest()
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}".encode()
 
 
 _FOLDER: Path | None = None

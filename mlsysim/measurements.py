@@ -27,7 +27,7 @@ from .guards import check
 from .physics.serving_floors import (mean_decode_context, throughput_ceiling, tp_decode_floor, tp_prefill_floor,
                                      batch_time_floor)
 from .physics.kvcache import kv_bytes_per_token
-from .registry import DATA_DIR, REGISTRY, Accelerator, Model, Registry, Source, _Loader, _require
+from .registry import DATA_DIR, REGISTRY, Accelerator, Model, Registry, Source, _Loader, check_fields, load_sources
 from .units import PRECISION_BYTES, Q_
 
 FILE = "measurements.toml"
@@ -48,7 +48,10 @@ DEFAULT_KV_PRECISION = "fp8"
 _FIELDS = ("source", "table", "accelerator", "count", "model", "weight_precision", "load", "input_tokens",
            "output_tokens", "software", "software_version")
 _INTS = ("count", "tensor_parallel", "pipeline_parallel", "streams", "input_tokens", "output_tokens")
-_KNOWN = set(_FIELDS) | set(_INTS) | set(METRICS) | {"kv_precision", "note"}
+#: an entry's fields, in the registry's schema form (field -> (shape, required); see registry.SCHEMAS)
+_SCHEMA = {**{f: ("int" if f in _INTS else "text", True) for f in _FIELDS},
+           **{f: ("int", False) for f in _INTS if f not in _FIELDS},
+           "kv_precision": ("text", False), "note": ("text", False), **{m: ("quantity", False) for m in METRICS}}
 
 
 @dataclass(frozen=True)
@@ -96,30 +99,13 @@ class Comparison:
         return METRICS[self.metric][0]
 
 
-def _int(ld, key, e, f):
-    v = e[f]
-    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-        raise RegistryError(f"{ld.where(FILE, key, f)}: expected a positive integer, got {v!r}")
-    return v
-
-
 def load_measurements(data_dir: Path = DATA_DIR, registry: Registry = REGISTRY) -> dict[str, Measurement]:
     """Read and validate ``measurements.toml`` against ``registry`` (same error style as the registry)."""
     ld = _Loader(data_dir)
-    ld.sources = dict(registry.sources) if Path(data_dir) == Path(DATA_DIR) else {}
-    if not ld.sources:
-        for k, s in ld.read("sources.toml").items():
-            _require(ld, "sources.toml", k, s, ("title", "publisher", "url", "accessed"))
-            ld.sources[k] = Source(key=k, **s)
+    ld.sources = dict(registry.sources) if Path(data_dir) == Path(DATA_DIR) else load_sources(ld)
     out: dict[str, Measurement] = {}
     for key, e in ld.read(FILE).items():
-        if not isinstance(e, dict):
-            raise RegistryError(f"{ld.dir / FILE}: [{key}] must be a table of fields")
-        _require(ld, FILE, key, e, _FIELDS)
-        unknown = sorted(set(e) - _KNOWN)
-        if unknown:
-            raise RegistryError(f"{ld.where(FILE, key, unknown[0])}: unknown field; known fields: "
-                                f"{', '.join(sorted(_KNOWN))}")
+        check_fields(ld, FILE, key, e, _SCHEMA)  # a table, no unknown field, none missing, each of its shape
         src = ld.source(FILE, key, "source", e["source"])
         if e["accelerator"] not in registry.accelerators:
             raise RegistryError(f"{ld.where(FILE, key, 'accelerator')}: unknown accelerator {e['accelerator']!r} "
@@ -128,7 +114,7 @@ def load_measurements(data_dir: Path = DATA_DIR, registry: Registry = REGISTRY) 
             raise RegistryError(f"{ld.where(FILE, key, 'model')}: unknown model {e['model']!r} "
                                 f"(known: {', '.join(registry.models)}); add it to models.toml with its source")
         accel, model = registry.accelerators[e["accelerator"]], registry.models[e["model"]]
-        ints = {f: _int(ld, key, e, f) for f in _INTS if f in e}
+        ints = {f: e[f] for f in _INTS if f in e}
         wp = e["weight_precision"]
         if wp not in PRECISION_BYTES:
             raise RegistryError(f"{ld.where(FILE, key, 'weight_precision')}: unknown precision {wp!r}; "
@@ -164,9 +150,6 @@ def load_measurements(data_dir: Path = DATA_DIR, registry: Registry = REGISTRY) 
         if not values:
             raise RegistryError(f"{ld.where(FILE, key, 'values')}: no measured value; give at least one of "
                                 f"{', '.join(METRICS)}")
-        for f in ("table", "software", "software_version"):
-            if not isinstance(e[f], str) or not e[f].strip():
-                raise RegistryError(f"{ld.where(FILE, key, f)}: expected non-empty text, got {e[f]!r}")
         out[key] = Measurement(
             key=key, source=src, table=e["table"], accelerator=accel, count=ints["count"], model=model,
             weight_precision=wp, kv_precision=kvp, kv_precision_stated="kv_precision" in e,

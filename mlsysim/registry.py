@@ -1,16 +1,22 @@
 """The typed registry: accelerators, models, links and nodes, loaded from ``mlsysim/data/*.toml``.
 
-Every value carries a unit and a source. Loading validates the data and fails with a
-:class:`RegistryError` naming file, entry and field: a wrong dimension, a missing unit, an unknown
-precision, a sparse figure that is not twice the dense one, a model whose published parameter count
-disagrees with its geometry, or a reference to an unknown link, accelerator or source.
+Every value carries a unit and a source. Loading validates the data and fails with one line, a
+:class:`RegistryError` naming file, entry and field: a field the file's schema (:data:`SCHEMAS`) does not
+know (with the closest known name), a missing field, a table where a value belongs or a value where a
+table belongs, a wrong dimension, a missing unit, an unknown precision, a sparse figure that is not twice
+the dense one, a model whose published parameter count disagrees with its geometry, a reference to an
+unknown link, accelerator or source, a name a cell could not write (not a Python identifier) or one used
+twice (ignoring case), or an accelerator no node of systems.toml carries.
 """
 from __future__ import annotations
 
-import math
-
 import dataclasses
+import datetime
+import difflib
+import keyword
+import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,9 +191,76 @@ def active_parameters_from_geometry(m: Model) -> int:
         m.layers * m.hidden_dim * m.experts if m.experts > 1 else 0)
 
 
+# ───────────────────────────── the shape of each file ─────────────────────────────
+#
+# Every kind of table the data files hold: field -> (shape, required[, what to write when missing]).
+# A field not listed is refused, naming the closest listed one; a listed field of the wrong shape too.
+#   text      a non-empty string                int     a positive integer (not a boolean)
+#   table     a table, checked by its loader    list    a list of tables, checked by its loader
+#   sourced   { value = ..., source = "...", note = "..." }, its value checked where it is read
+#   quantity  a string with its unit ("3.35 TB/s"); its dimension is checked where it is read
+
+_DENSE = 'give the dense figure as dense = "... Tflop/s" (a sparse-only figure must not pose as dense)'
+_MODEL_INTS = ("layers", "hidden_dim", "ffn_dim", "heads", "kv_heads", "head_dim", "vocab_size", "context_length")
+
+SCHEMAS: dict[str, dict[str, tuple]] = {
+    "source": {"title": ("text", True), "publisher": ("text", True), "url": ("text", True),
+               "accessed": ("text", True), "note": ("text", False), "cite": ("text", False)},
+    "sourced": {"value": ("quantity", True), "source": ("text", True), "note": ("text", False)},
+    "accelerator": {"display_name": ("text", True), "vendor": ("text", True), "variant": ("text", True),
+                    "host_link": ("text", False), "memory": ("table", True), "compute": ("table", True),
+                    "conflicts": ("list", False)},
+    "memory": {"capacity": ("sourced", True), "bandwidth": ("sourced", True)},
+    "compute": {"dense": ("quantity", True, _DENSE), "sparse": ("quantity", False), "source": ("text", True),
+                "note": ("text", False)},
+    "conflict": {"field": ("text", True), "value": ("quantity", True), "source": ("text", True),
+                 "note": ("text", False)},
+    "model": {"display_name": ("text", True), "source": ("text", True), "parameters": ("quantity", True),
+              **{f: ("int", True) for f in _MODEL_INTS}, "active_parameters": ("quantity", False),
+              "experts": ("int", False), "experts_per_token": ("int", False)},
+    "systems": {"links": ("table", False), "nodes": ("table", False)},
+    "link": {"display_name": ("text", True), "bandwidth": ("sourced", True)},
+    "node": {"display_name": ("text", True), "accelerator": ("text", True), "accelerators_per_node": ("sourced", True),
+             "host_memory": ("sourced", False), "host_link": ("text", False), "interconnect": ("text", False)},
+    "reference": {"accelerator": ("text", True), "model": ("text", True), "weight_precision": ("text", True)},
+}
+
+#: the form of a registry name: what ``Hardware.Cloud.<name>`` in a cell and the CLI accept
+NAME_FORM = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+#: attributes the registry's namespaces already have (``Hardware.Cloud``, ``Systems.Nodes.get``, ...)
+RESERVED_NAMES = frozenset({"Cloud", "Language", "Nodes", "Links", "get", "names"})
+
+
+def _describe(value) -> str:
+    """A TOML value as a message shows it: its kind for tables and lists, else its repr (shortened)."""
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (datetime.date, datetime.time)):
+        return f"{value.isoformat()}, a TOML date or time (put text in quotes)"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _printable(text: str) -> str:
+    """``text``, with control characters escaped as in a repr ("a\\nb")."""
+    return text if text.isprintable() else repr(text)[1:-1]
+
+
+def _closest(word: str, choices, prefix: str = "") -> str:
+    """'; did you mean 'x'?' for the closest of ``choices`` (difflib), or nothing."""
+    near = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {prefix + near[0]!r}?" if near else ""
+
+
 # ───────────────────────────── loading and validation ─────────────────────────────
 
 class _Loader:
+    """Reads the data files of one folder; every message it raises names file, entry and field."""
+
     def __init__(self, data_dir: Path):
         self.dir = Path(data_dir)
         self.sources: dict[str, Source] = {}
@@ -209,19 +282,26 @@ class _Loader:
         except tomllib.TOMLDecodeError as exc:  # duplicate keys land here too
             raise RegistryError(f"{path}: {exc} (a name may be defined twice; each entry needs a unique [name])") from None
 
-    def where(self, file: str, entry: str, fld: str) -> str:
-        return f"{self.dir / file}: [{entry}] {fld}"
+    def where(self, file: str, entry: str | None, fld: str = "") -> str:
+        """``<folder>/<file>: [entry] field`` (entry or field left out where there is none; a quoted TOML
+        key with a line break or other control character is shown escaped, so the message stays one line)."""
+        entry, fld = _printable(entry or ""), _printable(fld)
+        return f"{self.dir / file}:" + (f" [{entry}]" if entry else "") + (f" {fld}" if fld else "")
 
     def source(self, file, entry, fld, key) -> Source:
         if key not in self.sources:
             raise RegistryError(f"{self.where(file, entry, fld)}: unknown source {key!r}; define it in sources.toml "
-                                f"(known: {', '.join(sorted(self.sources))})")
+                                f"(known: {', '.join(_printable(k) for k in sorted(self.sources))})")
         return self.sources[key]
 
     def quantity(self, file, entry, fld, text, kind):
-        if not isinstance(text, str):
+        """``text`` ("3.35 TB/s") as a finite, positive quantity of the dimension ``kind`` names."""
+        if isinstance(text, (int, float)) and not isinstance(text, bool):
             raise RegistryError(f"{self.where(file, entry, fld)}: {text!r} has no unit; write it as a string with "
                                 f"its unit, e.g. \"3.35 TB/s\" or \"80 GiB\"")
+        if not isinstance(text, str):
+            raise RegistryError(f"{self.where(file, entry, fld)}: expected a quantity with its unit in quotes, "
+                                f"e.g. \"3.35 TB/s\", got {_describe(text)}")
         try:
             num, _, unit = text.strip().partition(" ")
             try:  # "3.35 TB/s": a number and a unit (pint caches parsed units, so this is fast)
@@ -243,133 +323,253 @@ class _Loader:
         return q
 
     def sourced(self, file, entry, fld, item, kind):
-        if not isinstance(item, dict) or "value" not in item or "source" not in item:
-            raise RegistryError(f"{self.where(file, entry, fld)}: write {{ value = \"...\", source = \"...\" }}")
-        value = item["value"]
-        q = value if kind == "int" else self.quantity(file, entry, fld, value, kind)
-        if kind == "int" and (not isinstance(value, int) or value <= 0):
-            raise RegistryError(f"{self.where(file, entry, fld)}: expected a positive integer, got {value!r}")
-        return q, Provenance(self.source(file, entry, fld, item["source"]), item.get("note", ""))
+        """``{ value, source, note }``: the value (a quantity of ``kind``, or a positive integer) and its provenance."""
+        check_fields(self, file, entry, item, SCHEMAS["sourced"], fld + ".")
+        value = item["value"]  # a message about it names the field itself (``memory.bandwidth``)
+        if kind != "int":
+            q = self.quantity(file, entry, fld, value, kind)
+        elif isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise RegistryError(f"{self.where(file, entry, fld)}: expected a positive integer, got {_describe(value)}")
+        else:
+            q = value
+        return q, Provenance(self.source(file, entry, fld + ".source", item["source"]), item.get("note", ""))
+
+    def link(self, links, file, entry, fld, key):
+        """The link ``key`` names (None where the field is absent)."""
+        if key is None:
+            return None
+        if key not in links:
+            raise RegistryError(f"{self.where(file, entry, fld)}: unknown link {key!r}{_closest(key, links)} "
+                                f"(known: {', '.join(links)})")
+        return links[key]
 
 
-def _require(loader, file, entry, table, fields):
-    for f in fields:
-        if f not in table:
-            raise RegistryError(f"{loader.where(file, entry, f)}: missing field")
+def check_fields(ld: _Loader, file: str, entry: str | None, table, schema: Mapping[str, tuple], prefix: str = ""):
+    """Refuse a ``table`` that is not a table, has a field ``schema`` does not list (naming the closest
+    one), lacks a required field, or has one of the wrong shape; ``prefix`` names a nested table."""
+    if not isinstance(table, dict):
+        above = "" if prefix else " (a field above a file's first [header] belongs to no entry)"
+        raise RegistryError(f"{ld.where(file, entry, prefix.rstrip('.'))}: expected a table of fields, "
+                            f"got {_describe(table)}{above}")
+    for f in table:
+        if f not in schema:
+            what = "table" if entry is None and isinstance(table[f], dict) else "field"  # systems.toml: [nodes.X]
+            raise RegistryError(f"{ld.where(file, entry, prefix + f)}: unknown {what}{_closest(f, schema, prefix)} "
+                                f"(known: {', '.join(prefix + k for k in schema)})")
+    for f, (shape, required, *missing) in schema.items():
+        if f in table:
+            _check_shape(ld.where(file, entry, prefix + f), table[f], shape)
+        elif required:
+            raise RegistryError(f"{ld.where(file, entry, prefix + f)}: {missing[0] if missing else 'missing field'}")
+
+
+def read_checked(file: str, schema: Mapping[str, tuple], data_dir: Path = DATA_DIR) -> dict:
+    """A data file of plain fields (``reference.toml``) read from ``data_dir`` and checked against ``schema``."""
+    ld = _Loader(data_dir)
+    data = ld.read(file)
+    check_fields(ld, file, None, data, schema)
+    return data
+
+
+def _check_shape(where: str, value, shape: str) -> None:
+    """One field's shape (see SCHEMAS); quantities are checked where they are read."""
+    if shape == "text" and not (isinstance(value, str) and value.strip()):
+        raise RegistryError(f"{where}: expected text in quotes, got {_describe(value)}")
+    if shape == "int" and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+        raise RegistryError(f"{where}: expected a positive integer, got {_describe(value)}")
+    if shape == "table" and not isinstance(value, dict):
+        raise RegistryError(f"{where}: expected a table of fields, got {_describe(value)}")
+    if shape == "list" and not isinstance(value, list):
+        raise RegistryError(f"{where}: expected a list of tables [{{ ... }}, ...], got {_describe(value)}")
+    if shape == "sourced" and not isinstance(value, dict):
+        raise RegistryError(f"{where}: write {{ value = \"...\", source = \"...\" }}, got {_describe(value)}")
+
+
+def _check_name(ld: _Loader, file: str, entry: str, name: str, namespace: str) -> None:
+    """A registry name must be one a cell can write after ``namespace.`` (``Hardware.Cloud``) and the CLI accepts."""
+    if NAME_FORM.fullmatch(name) and not keyword.iskeyword(name) and name not in RESERVED_NAMES:
+        return
+    fixed = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    fixed = fixed if fixed[:1].isalpha() else "X" + fixed
+    why = (f"{name!r} is already an attribute of the registry's namespaces" if name in RESERVED_NAMES else
+           f"{name!r} is a Python keyword" if keyword.iskeyword(name) else f"{name!r} is not a Python identifier")
+    raise RegistryError(f"{ld.where(file, entry)}: {why}; a registry name is ASCII letters, digits and _, "
+                        f"starting with a letter (e.g. {fixed if fixed != name else fixed + '_1'}), as cells write "
+                        f"{namespace}.<name>")
+
+
+def load_sources(ld: _Loader) -> dict[str, Source]:
+    """sources.toml: key -> :class:`Source`."""
+    out = {}
+    for key, s in ld.read("sources.toml").items():
+        check_fields(ld, "sources.toml", key, s, SCHEMAS["source"])
+        out[key] = Source(key=key, **s)
+    return out
+
+
+def _load_link(ld: _Loader, name: str, e) -> Link:
+    """One ``[links.<name>]`` of systems.toml."""
+    entry = f"links.{name}"
+    _check_name(ld, "systems.toml", entry, name, "Systems.Links")
+    check_fields(ld, "systems.toml", entry, e, SCHEMAS["link"])
+    bw, prov = ld.sourced("systems.toml", entry, "bandwidth", e["bandwidth"], "bandwidth")
+    return Link(name, e["display_name"], bw, MappingProxyType({"bandwidth": prov}))
+
+
+def _load_compute(ld: _Loader, name: str, table: dict) -> tuple[dict, dict, dict]:
+    """An accelerator's ``compute.<precision>`` figures: dense, sparse, and their provenance."""
+    F = "accelerators.toml"
+    if not table:
+        raise RegistryError(f"{ld.where(F, name, 'compute')}: no precision; give at least one dense figure, "
+                            "e.g. compute.bf16 = { dense = \"... Tflop/s\", source = \"...\" }")
+    dense, sparse, sources = {}, {}, {}
+    for prec, item in table.items():
+        fld = f"compute.{prec}"
+        if prec not in PRECISION_BYTES:
+            raise RegistryError(f"{ld.where(F, name, fld)}: unknown precision {prec!r}; "
+                                f"use one of {', '.join(PRECISION_BYTES)}")
+        check_fields(ld, F, name, item, SCHEMAS["compute"], fld + ".")
+        dense[prec] = ld.quantity(F, name, fld + ".dense", item["dense"], "throughput")
+        if "sparse" in item:
+            sparse[prec] = ld.quantity(F, name, fld + ".sparse", item["sparse"], "throughput")
+            ratio = (sparse[prec] / dense[prec]).to("").magnitude
+            if abs(ratio - 2) > 0.01:
+                raise RegistryError(f"{ld.where(F, name, fld)}: sparse {item['sparse']!r} is {ratio:.2f}x dense "
+                                    f"{item['dense']!r}; 2:4 sparsity doubles the dense rate, so one of them "
+                                    f"is mislabelled")
+        sources[fld] = Provenance(ld.source(F, name, fld + ".source", item["source"]), item.get("note", ""))
+    return dense, sparse, sources
+
+
+def _load_conflicts(ld: _Loader, name: str, items: list, dense: Mapping) -> tuple[Conflict, ...]:
+    """An accelerator's ``conflicts``: each names one of its stored values and a published one of that kind."""
+    F = "accelerators.toml"
+    kinds = {"memory.capacity": "capacity", "memory.bandwidth": "bandwidth",
+             **{f"compute.{p}": "throughput" for p in dense}}
+    out = []
+    for i, c in enumerate(items, 1):  # numbered from 1, as a reader counts them
+        fld = f"conflicts[{i}]"
+        check_fields(ld, F, name, c, SCHEMAS["conflict"], fld + ".")
+        if c["field"] not in kinds:
+            raise RegistryError(f"{ld.where(F, name, fld + '.field')}: {c['field']!r} is not a value of this "
+                                f"entry{_closest(c['field'], kinds)} (values: {', '.join(kinds)})")
+        ld.quantity(F, name, fld + ".value", c["value"], kinds[c["field"]])
+        out.append(Conflict(c["field"], Q_(c["value"]), ld.source(F, name, fld + ".source", c["source"]),
+                            c.get("note", "")))
+    return tuple(out)
+
+
+def _load_accelerator(ld: _Loader, name: str, e, links: Mapping[str, Link]) -> Accelerator:
+    """One ``[<name>]`` of accelerators.toml."""
+    F = "accelerators.toml"
+    _check_name(ld, F, name, name, "Hardware.Cloud")
+    check_fields(ld, F, name, e, SCHEMAS["accelerator"])
+    check_fields(ld, F, name, e["memory"], SCHEMAS["memory"], "memory.")
+    sources: dict[str, Provenance] = {}
+    mem = {}
+    for fld in ("capacity", "bandwidth"):  # the kind of each is its name
+        mem[fld], sources[f"memory.{fld}"] = ld.sourced(F, name, f"memory.{fld}", e["memory"][fld], fld)
+    dense, sparse, compute_sources = _load_compute(ld, name, e["compute"])
+    sources.update(compute_sources)
+    return Accelerator(
+        name=name, display_name=e["display_name"], vendor=e["vendor"], variant=e["variant"],
+        memory=Memory(**mem),
+        compute=Compute(MappingProxyType(dense), MappingProxyType(sparse), owner=name),
+        host_link=ld.link(links, F, name, "host_link", e.get("host_link")),
+        sources=MappingProxyType(sources), conflicts=_load_conflicts(ld, name, e.get("conflicts", []), dense))
+
+
+def _check_parameter_counts(ld: _Loader, m: Model) -> None:
+    """The published counts must agree with the geometry's within PARAMETER_TOLERANCE."""
+    for fld, published, computed in (
+            ("parameters", m.parameters, parameters_from_geometry(m)),
+            ("active_parameters", m.active_parameters, active_parameters_from_geometry(m))):
+        if published is None:
+            continue
+        pub = published.to("count").magnitude
+        if abs(pub - computed) / computed > PARAMETER_TOLERANCE:
+            raise RegistryError(f"{ld.where('models.toml', m.name, fld)}: published {pub:,.0f} differs from the "
+                                f"geometry's {computed:,} by more than {PARAMETER_TOLERANCE:.0%}; check the geometry")
+
+
+def _load_model(ld: _Loader, name: str, e) -> Model:
+    """One ``[<name>]`` of models.toml."""
+    F = "models.toml"
+    _check_name(ld, F, name, name, "Models.Language")
+    check_fields(ld, F, name, e, SCHEMAS["model"])
+    if e["heads"] % e["kv_heads"]:
+        raise RegistryError(f"{ld.where(F, name, 'kv_heads')}: {e['kv_heads']} does not divide heads={e['heads']}")
+    if e.get("experts_per_token", 1) > e.get("experts", 1):
+        raise RegistryError(f"{ld.where(F, name, 'experts_per_token')}: {e['experts_per_token']} is more than "
+                            f"experts = {e.get('experts', 1)}")
+    m = Model(name=name, display_name=e["display_name"],
+              parameters=ld.quantity(F, name, "parameters", e["parameters"], "count"),
+              active_parameters=(ld.quantity(F, name, "active_parameters", e["active_parameters"], "count")
+                                 if "active_parameters" in e else None),
+              experts=e.get("experts", 1), experts_per_token=e.get("experts_per_token", 1),
+              source=ld.source(F, name, "source", e["source"]), **{f: e[f] for f in _MODEL_INTS})
+    _check_parameter_counts(ld, m)
+    return m
+
+
+def _load_node(ld: _Loader, name: str, e, accels: Mapping[str, Accelerator], links: Mapping[str, Link]) -> Node:
+    """One ``[nodes.<name>]`` of systems.toml (host memory and host link are optional: Google publishes
+    neither for every TPU host)."""
+    F, entry = "systems.toml", f"nodes.{name}"
+    _check_name(ld, F, entry, name, "Systems.Nodes")
+    check_fields(ld, F, entry, e, SCHEMAS["node"])
+    if e["accelerator"] not in accels:
+        raise RegistryError(f"{ld.where(F, entry, 'accelerator')}: unknown accelerator {e['accelerator']!r}"
+                            f"{_closest(e['accelerator'], accels)} (known: {', '.join(accels)})")
+    n, p_n = ld.sourced(F, entry, "accelerators_per_node", e["accelerators_per_node"], "int")
+    srcs = {"accelerators_per_node": p_n}
+    hm = None
+    if "host_memory" in e:
+        hm, srcs["host_memory"] = ld.sourced(F, entry, "host_memory", e["host_memory"], "capacity")
+    return Node(name, e["display_name"], accels[e["accelerator"]], n, hm,
+                ld.link(links, F, entry, "host_link", e.get("host_link")),
+                ld.link(links, F, entry, "interconnect", e.get("interconnect")),
+                MappingProxyType(srcs))
+
+
+def _check_every_accelerator_has_a_node(ld: _Loader, accels: Mapping, nodes: Mapping[str, Node]) -> None:
+    """The book computes per-node values (the attention-state pool, resident trajectories) for every
+    accelerator, so each must be carried by a node of systems.toml."""
+    carried = {n.accelerator.name for n in nodes.values()}
+    for name in accels:
+        if name not in carried:
+            raise RegistryError(
+                f"{ld.where('systems.toml', None)} no node carries accelerator {name!r} (accelerators.toml [{name}]); "
+                f"add a [nodes.<Name>] table with display_name, accelerator = \"{name}\" and "
+                f"accelerators_per_node = {{ value = N, source = \"...\" }}")
+
+
+def _check_unique_names(ld: _Loader, tables) -> None:
+    """Registry names are unique across every table, ignoring case (lookups ignore case)."""
+    seen: dict[str, tuple[str, str, str]] = {}
+    for kind, file, table in tables:
+        for key in table:
+            if key.lower() in seen:
+                kind0, file0, key0 = seen[key.lower()]
+                entry = key if file != "systems.toml" else f"{kind}s.{key}"
+                raise RegistryError(f"{ld.where(file, entry)}: the name {key!r} is also used by the {kind0} "
+                                    f"{key0!r} in {file0}; registry names must be unique, ignoring case")
+            seen[key.lower()] = (kind, file, key)
 
 
 def load_registry(data_dir: Path = DATA_DIR) -> "Registry":
     """Load and validate every data file in ``data_dir``."""
     ld = _Loader(data_dir)
-    for key, s in ld.read("sources.toml").items():
-        _require(ld, "sources.toml", key, s, ("title", "publisher", "url", "accessed"))
-        ld.sources[key] = Source(key=key, **s)
-
+    ld.sources = load_sources(ld)
     systems = ld.read("systems.toml")
-    links: dict[str, Link] = {}
-    for name, e in systems.get("links", {}).items():
-        _require(ld, "systems.toml", name, e, ("display_name", "bandwidth"))
-        bw, prov = ld.sourced("systems.toml", name, "bandwidth", e["bandwidth"], "bandwidth")
-        links[name] = Link(name, e["display_name"], bw, MappingProxyType({"bandwidth": prov}))
-
-    def link(file, entry, fld, key, optional=False):
-        if key is None and optional:
-            return None
-        if key not in links:
-            raise RegistryError(f"{ld.where(file, entry, fld)}: unknown link {key!r} (known: {', '.join(links)})")
-        return links[key]
-
-    accels: dict[str, Accelerator] = {}
-    F = "accelerators.toml"
-    for name, e in ld.read(F).items():
-        _require(ld, F, name, e, ("display_name", "vendor", "variant", "memory", "compute"))
-        sources: dict[str, Provenance] = {}
-        mem = {}
-        for fld, kind in (("capacity", "capacity"), ("bandwidth", "bandwidth")):
-            if fld not in e["memory"]:
-                raise RegistryError(f"{ld.where(F, name, 'memory.' + fld)}: missing field")
-            mem[fld], sources[f"memory.{fld}"] = ld.sourced(F, name, f"memory.{fld}", e["memory"][fld], kind)
-        dense, sparse = {}, {}
-        for prec, item in e["compute"].items():
-            fld = f"compute.{prec}"
-            if prec not in PRECISION_BYTES:
-                raise RegistryError(f"{ld.where(F, name, fld)}: unknown precision {prec!r}; "
-                                    f"use one of {', '.join(PRECISION_BYTES)}")
-            if not isinstance(item, dict) or "dense" not in item:
-                raise RegistryError(f"{ld.where(F, name, fld)}: give the dense figure as dense = \"... Tflop/s\" "
-                                    f"(a sparse-only figure must not pose as dense)")
-            dense[prec] = ld.quantity(F, name, fld + ".dense", item["dense"], "throughput")
-            if "sparse" in item:
-                sparse[prec] = ld.quantity(F, name, fld + ".sparse", item["sparse"], "throughput")
-                ratio = (sparse[prec] / dense[prec]).to("").magnitude
-                if abs(ratio - 2) > 0.01:
-                    raise RegistryError(f"{ld.where(F, name, fld)}: sparse {item['sparse']!r} is {ratio:.2f}x dense "
-                                        f"{item['dense']!r}; 2:4 sparsity doubles the dense rate, so one of them "
-                                        f"is mislabelled")
-            sources[fld] = Provenance(ld.source(F, name, fld, item.get("source")), item.get("note", ""))
-        conflicts = tuple(
-            Conflict(c["field"], Q_(c["value"]), ld.source(F, name, "conflicts", c["source"]), c.get("note", ""))
-            for c in e.get("conflicts", ()))
-        accels[name] = Accelerator(
-            name=name, display_name=e["display_name"], vendor=e["vendor"], variant=e["variant"],
-            memory=Memory(**mem),
-            compute=Compute(MappingProxyType(dense), MappingProxyType(sparse), owner=name),
-            host_link=link(F, name, "host_link", e.get("host_link"), optional=True),
-            sources=MappingProxyType(sources), conflicts=conflicts)
-
-    models: dict[str, Model] = {}
-    F = "models.toml"
-    ints = ("layers", "hidden_dim", "ffn_dim", "heads", "kv_heads", "head_dim", "vocab_size", "context_length")
-    for name, e in ld.read(F).items():
-        _require(ld, F, name, e, ("display_name", "source", "parameters") + ints)
-        for f in ints + ("experts", "experts_per_token"):
-            if f in e and (not isinstance(e[f], int) or e[f] <= 0):
-                raise RegistryError(f"{ld.where(F, name, f)}: expected a positive integer, got {e[f]!r}")
-        if e["heads"] % e["kv_heads"]:
-            raise RegistryError(f"{ld.where(F, name, 'kv_heads')}: {e['kv_heads']} does not divide heads={e['heads']}")
-        kw = {f: e[f] for f in ints}
-        m = Model(name=name, display_name=e["display_name"],
-                  parameters=ld.quantity(F, name, "parameters", e["parameters"], "count"),
-                  active_parameters=(ld.quantity(F, name, "active_parameters", e["active_parameters"], "count")
-                                     if "active_parameters" in e else None),
-                  experts=e.get("experts", 1), experts_per_token=e.get("experts_per_token", 1),
-                  source=ld.source(F, name, "source", e["source"]), **kw)
-        for fld, published, computed in (
-                ("parameters", m.parameters, parameters_from_geometry(m)),
-                ("active_parameters", m.active_parameters, active_parameters_from_geometry(m))):
-            if published is None:
-                continue
-            pub = published.to("count").magnitude
-            if abs(pub - computed) / computed > PARAMETER_TOLERANCE:
-                raise RegistryError(f"{ld.where(F, name, fld)}: published {pub:,.0f} differs from the geometry's "
-                                    f"{computed:,} by more than {PARAMETER_TOLERANCE:.0%}; check the geometry")
-        models[name] = m
-
-    nodes: dict[str, Node] = {}
-    F = "systems.toml"
-    for name, e in systems.get("nodes", {}).items():
-        # host memory and host link are optional: Google publishes neither for every TPU host
-        _require(ld, F, name, e, ("display_name", "accelerator", "accelerators_per_node"))
-        if e["accelerator"] not in accels:
-            raise RegistryError(f"{ld.where(F, name, 'accelerator')}: unknown accelerator {e['accelerator']!r} "
-                                f"(known: {', '.join(accels)})")
-        n, p_n = ld.sourced(F, name, "accelerators_per_node", e["accelerators_per_node"], "int")
-        srcs = {"accelerators_per_node": p_n}
-        hm = None
-        if "host_memory" in e:
-            hm, srcs["host_memory"] = ld.sourced(F, name, "host_memory", e["host_memory"], "capacity")
-        nodes[name] = Node(name, e["display_name"], accels[e["accelerator"]], n, hm,
-                           link(F, name, "host_link", e.get("host_link"), optional=True),
-                           link(F, name, "interconnect", e.get("interconnect"), optional=True),
-                           MappingProxyType(srcs))
-
-    names = {}
-    for kind, table in (("accelerator", accels), ("model", models), ("node", nodes), ("link", links)):
-        for key in table:
-            if key.lower() in names:
-                raise RegistryError(f"{ld.dir}: the name {key!r} ({kind}) is also used by a {names[key.lower()]}; "
-                                    f"names must be unique across the registry")
-            names[key.lower()] = kind
+    check_fields(ld, "systems.toml", None, systems, SCHEMAS["systems"])
+    links = {name: _load_link(ld, name, e) for name, e in systems.get("links", {}).items()}
+    accels = {name: _load_accelerator(ld, name, e, links) for name, e in ld.read("accelerators.toml").items()}
+    models = {name: _load_model(ld, name, e) for name, e in ld.read("models.toml").items()}
+    nodes = {name: _load_node(ld, name, e, accels, links) for name, e in systems.get("nodes", {}).items()}
+    _check_unique_names(ld, (("accelerator", "accelerators.toml", accels), ("model", "models.toml", models),
+                             ("node", "systems.toml", nodes), ("link", "systems.toml", links)))
+    _check_every_accelerator_has_a_node(ld, accels, nodes)
     return Registry(accels, models, nodes, links, ld.sources)
 
 

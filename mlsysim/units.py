@@ -7,24 +7,23 @@ confused with a bandwidth in byte/s.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pint
 
+from .cachedirs import pint_cache_folder
+
 _DEFINITIONS = Path(__file__).parent / "data" / "units.txt"
 
 
-def _build_registry() -> pint.UnitRegistry:
+def _registry(cache_folder) -> pint.UnitRegistry:
     """pint's default definitions, then ours, then the dimension cache: one pass.
 
-    pint's disk cache (``cache_folder=":auto:"``) is used only for parsing the definition files,
-    keyed by their content; the registry's dimension cache is always built here, in-process,
-    after every definition is in, so an empty, warm or disabled cache gives the same registry.
-    ``MLSYSIM_UNIT_CACHE=off`` turns pint's disk cache off altogether.
+    pint's disk cache (in ``cache_folder``; None: none) is used only for parsing the definition files,
+    keyed by their content; the registry's dimension cache is always built here, in-process, after
+    every definition is in, so an empty, warm or disabled cache gives the same registry.
     """
-    cache = None if os.environ.get("MLSYSIM_UNIT_CACHE") == "off" else ":auto:"
-    reg = pint.UnitRegistry(None, cache_folder=cache, on_redefinition="ignore")
+    reg = pint.UnitRegistry(None, cache_folder=cache_folder, on_redefinition="ignore")
     reg.load_definitions(Path(pint.__file__).parent / "default_en.txt")
     reg.load_definitions(_DEFINITIONS)
     reg._build_cache()  # noqa: SLF001 - pint builds it once in __init__; ours must come after our file
@@ -32,7 +31,21 @@ def _build_registry() -> pint.UnitRegistry:
     return reg
 
 
-ureg = _build_registry()
+def _build_registry() -> tuple[pint.UnitRegistry, Path | None]:
+    """The registry and the folder of pint's disk cache it used: a writable one
+    (:func:`mlsysim.cachedirs.pint_cache_folder`: the user cache folder, else a private temp folder) or
+    None (``MLSYSIM_UNIT_CACHE=off``, nothing writable, or a cache that failed while in use: a full disk,
+    a truncated file; it is dropped, never fatal)."""
+    folder = pint_cache_folder()
+    if folder is not None:
+        try:
+            return _registry(folder), folder
+        except Exception:  # noqa: BLE001 - an unusable cache; a real definition error recurs uncached below
+            pass
+    return _registry(None), None
+
+
+ureg, UNIT_CACHE_FOLDER = _build_registry()
 Q_ = ureg.Quantity
 
 byte = ureg.byte

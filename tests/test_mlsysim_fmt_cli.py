@@ -1,5 +1,6 @@
 """fmt / check / CLI behaviour."""
 import json
+import re
 import subprocess
 import sys
 
@@ -97,3 +98,21 @@ def test_cli_list_and_show():
     assert r.returncode == 0 and "H100" in r.stdout and "Llama3_70B" in r.stdout and "source:" in r.stdout
     r = _cli("show", "B200")
     assert "192 GB" in r.stdout and "conflict" in r.stdout
+
+
+# ── the ends of each numeric option's range (out-of-range values: tests/test_hostile_registry.py) ──
+
+def test_cli_accepts_the_ends_of_each_range():
+    # Llama-3-8B keeps every layer's keys and values: 2 x 32 layers x 8 kv heads x 128 x b bytes per token
+    v = json.loads(_cli("reference", "-m", "Llama3_8B", "--context", "1", "--kv-bytes", "8", "--json").stdout)
+    assert v["context"] == 1 and v["kv_bytes_per_token"] == 2 * 32 * 8 * 128 * 8
+    v = json.loads(_cli("reference", "-m", "Llama3_8B", "--context", "8192", "--kv-bytes", "0.5", "--json").stdout)
+    assert v["kv_bytes_at_context"] == 2 * 32 * 8 * 128 * 0.5 * 8192
+
+
+def test_cli_prints_values_too_small_for_the_books_precision():
+    # Llama-2-13B, one token, keys and values at 0.001 byte: 2 x 40 layers x 40 heads x 128 x 0.001 = 409.6 bytes
+    # = 4.096e-7 GB, which two decimals would show as 0.00: the CLI shows as many decimals as it needs
+    r = _cli("reference", "-m", "Llama2_13B", "-p", "fp64", "--context", "1", "--kv-bytes", "0.001")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^KV bytes at 1 tokens +0\.0000004 GB$", r.stdout, re.M), r.stdout

@@ -1,0 +1,600 @@
+"""Hostile registry files, CLI options and environments (issue "Hostile input, round 3").
+
+Every broken registry file is a private copy of ``mlsysim/data`` (``MLSYSIM_DATA_DIR``); every command
+runs in a subprocess whose HOME, caches and temp folder lie in the test's temporary folder. Each
+hostile test asserts the exit status, exactly one line on stderr and no traceback, that the line names
+what to change (file, entry and field), and that nothing outside the temporary folder changed (the
+project tree is hashed before and after). The expected messages are the rules the issue states: the
+closest valid field name, the entry and field, what to add.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+DATA = ROOT / "mlsysim" / "data"
+
+
+# ───────────────────────────── helpers ─────────────────────────────
+
+def project_state() -> tuple[str, str]:
+    """A digest of every file under mlsysim/ (code and data) and git's view of the rest of the tree."""
+    h = hashlib.sha256()
+    for p in sorted((ROOT / "mlsysim").rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            h.update(p.relative_to(ROOT).as_posix().encode() + hashlib.sha256(p.read_bytes()).digest())
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
+                            capture_output=True, text=True).stdout
+    return h.hexdigest(), status
+
+
+@pytest.fixture
+def untouched():
+    """Asserts at the end of the test that the project tree is as it was."""
+    before = project_state()
+    yield
+    assert project_state() == before, "a command wrote outside the test's temporary folder"
+
+
+def isolated_env(tmp_path: Path, **extra: str) -> dict:
+    """The environment of a subprocess: HOME, XDG folders, temp folder and matplotlib's folder in tmp_path."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("XDG_", "MLSYSIM_", "MPLCONFIGDIR", "TMPDIR", "TEMP", "TMP"))}
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    env.update(HOME=str(tmp_path / "home"), TMPDIR=str(tmp_path / "tmp"), PYTHONDONTWRITEBYTECODE="1")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra)
+    return env
+
+
+def run(tmp_path: Path, *args: str, env: dict | None = None, timeout: float = 180):
+    return subprocess.run([sys.executable, *args], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=timeout, env=env if env is not None else isolated_env(tmp_path))
+
+
+def one_line(r) -> str:
+    assert "Traceback" not in r.stderr, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+def data_copy(tmp_path: Path, file: str | None = None, old: str = "", new: str = "") -> Path:
+    """A private copy of the registry with ``old`` replaced by ``new`` once in ``file``."""
+    d = shutil.copytree(DATA, tmp_path / "data")
+    if file:
+        p = d / file
+        text = p.read_text(encoding="utf-8")
+        assert old in text, (file, old)
+        p.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return d
+
+
+def mlsysim_cli(tmp_path: Path, data: Path, *args: str):
+    return run(tmp_path, "-m", "mlsysim", *args, env=isolated_env(tmp_path, MLSYSIM_DATA_DIR=str(data)))
+
+
+H100_BLOCK = DATA.joinpath("accelerators.toml").read_text(encoding="utf-8").split("[H100]\n", 1)[1].split("\n[", 1)[0]
+
+
+# ───────────────────────────── strict registry files, through the CLI ─────────────────────────────
+
+NIM_C1 = "nim-llama33-70b-h100x2-5000-500-c1"
+
+# (file, old text, new text, the entry and field the line must name, words it must carry)
+BROKEN = [
+    # misspelled or unknown fields: refused, with the closest valid name
+    ("accelerators.toml", 'memory.bandwidth = { value = "3.35 TB/s"', 'memory.bandwith = { value = "3.35 TB/s"',
+     "[H100] memory.bandwith", "unknown field; did you mean 'memory.bandwidth'?"),
+    ("accelerators.toml", 'vendor = "NVIDIA"', 'vendr = "NVIDIA"', "[H100] vendr", "did you mean 'vendor'?"),
+    ("accelerators.toml", 'compute.fp8 = { dense = "1978.9', 'compute.fp8 = { dens = "1978.9',
+     "[H100] compute.fp8.dens", "did you mean 'compute.fp8.dense'?"),
+    ("models.toml", "kv_heads = 8", "kv_head = 8", "[Llama3_70B] kv_head", "did you mean 'kv_heads'?"),
+    ("sources.toml", 'publisher = "NVIDIA"', 'publsher = "NVIDIA"', "[nvidia-h100-datasheet] publsher",
+     "did you mean 'publisher'?"),
+    ("systems.toml", 'interconnect = "NVLink4"', 'interconect = "NVLink4"', "[nodes.DGX_H100] interconect",
+     "did you mean 'interconnect'?"),
+    ("systems.toml", '[links.PCIe_Gen4_x16]\ndisplay_name', '[links.PCIe_Gen4_x16]\ndisplayname',
+     "[links.PCIe_Gen4_x16] displayname", "did you mean 'display_name'?"),
+    ("systems.toml", "[nodes.DGX_H100]", "[node.DGX_H100]", "node", "unknown table; did you mean 'nodes'?"),
+    # conflicts must say which value they disagree with
+    ("accelerators.toml", '{ field = "memory.capacity", value = "80 GB"', '{ value = "80 GB"',
+     "[H100] conflicts[1].field", "missing field"),
+    ("accelerators.toml", '{ field = "memory.capacity", value = "80 GB"', '{ field = "memory.capcity", value = "80 GB"',
+     "[H100] conflicts[1].field", "did you mean 'memory.capacity'?"),
+    ("accelerators.toml", '{ field = "memory.capacity", value = "80 GB"', '{ field = "memory.capacity", value = "80 GB/s"',
+     "[H100] conflicts[1].value", "a capacity must convert to byte"),
+    # a table where a value belongs
+    ("accelerators.toml", 'display_name = "NVIDIA H100 SXM5 80GB"', 'display_name = { text = "H100" }',
+     "[H100] display_name", "expected text in quotes, got a table"),
+    ("accelerators.toml", 'host_link = "PCIe_Gen5_x16"', 'host_link = { name = "PCIe_Gen5_x16" }',
+     "[H100] host_link", "expected text in quotes, got a table"),
+    ("models.toml", 'parameters = "70.6e9 count"', 'parameters = { value = "70.6e9 count" }',
+     "[Llama3_70B] parameters", "expected a quantity with its unit in quotes"),
+    # a value where a table belongs
+    ("systems.toml", 'accelerators_per_node = { value = 8, source = "nvidia-dgx-h100-guide" }',
+     "accelerators_per_node = 8", "[nodes.DGX_H100] accelerators_per_node", 'write { value = "...", source = "..." }'),
+    ("accelerators.toml", 'compute.fp64 = { dense = "33.5 Tflop/s", source = "nvidia-hopper-whitepaper", note = "FP64 vector '
+     '(non-tensor); datasheet rounds to 34. The FP64 Tensor Core rate is 66.9 (datasheet 67)" }',
+     'compute.fp64 = "33.5 Tflop/s"', "[H100] compute.fp64", "expected a table of fields, got '33.5 Tflop/s'"),
+    # values of the wrong kind
+    ("models.toml", "layers = 80", "layers = true", "[Llama3_70B] layers", "expected a positive integer, got true"),
+    ("sources.toml", 'accessed = "2026-11-29"', "accessed = 2026-11-29", "[nvidia-h100-datasheet] accessed",
+     "expected text in quotes, got 2026-11-29, a TOML date"),
+    # names a cell or the CLI could not use
+    ("accelerators.toml", "[TPUv5p]", "[TPU-v5p]", "[TPU-v5p]", "'TPU-v5p' is not a Python identifier"),
+    ("models.toml", "[Llama3_8B]", "[lambda]", "[lambda]", "'lambda' is a Python keyword"),
+    ("accelerators.toml", "[TPUv5p]", "[get]", "[get]", "already an attribute of the registry's namespaces"),
+    ("systems.toml", "[links.NVLink3]", '[links."NVLink 3"]', "[links.NVLink 3]", "e.g. NVLink_3"),
+    ("models.toml", "[Llama2_7B]", "[h100]", "[h100]", "the name 'h100' is also used by the accelerator 'H100'"),
+    # a quoted key with a line break stays one line (escaped)
+    ("accelerators.toml", "[TPUv5p]", '["TPU\\nv5p"]', "[TPU\\nv5p]", "is not a Python identifier"),
+]
+
+
+@pytest.mark.parametrize("file, old, new, where, words", BROKEN, ids=[f"{b[0]}:{b[3]}" for b in BROKEN])
+def test_a_malformed_registry_file_is_one_line_naming_file_entry_and_field(tmp_path, untouched, file, old, new,
+                                                                           where, words):
+    data = data_copy(tmp_path, file, old, new)
+    r = mlsysim_cli(tmp_path, data, "list")
+    assert r.returncode == 2 and r.stdout == ""
+    line = one_line(r)
+    assert line.startswith(f"mlsysim: error: {data / file}: {where}:"), line
+    assert words in line, line
+
+
+@pytest.mark.parametrize("old, new, field, words", [
+    ("itl = \"18.58 ms\"", "itll = \"18.58 ms\"", "itll", "did you mean 'itl'?"),
+    ('accelerator = "H100"\ncount = 2', 'accelerator = { name = "H100" }\ncount = 2', "accelerator",
+     "expected text in quotes, got a table"),
+    ('load = "concurrency"', "load = 1", "load", "expected text in quotes, got 1"),
+    ("count = 2", "count = true", "count", "expected a positive integer, got true"),
+])
+def test_a_malformed_measurement_is_one_line(tmp_path, untouched, old, new, field, words):
+    data = data_copy(tmp_path, "measurements.toml", old, new)
+    r = mlsysim_cli(tmp_path, data, "calibrate")
+    assert r.returncode == 2 and r.stdout == ""
+    line = one_line(r)
+    assert line.startswith(f"mlsysim: error: {data / 'measurements.toml'}: [{NIM_C1}] {field}:"), line
+    assert words in line, line
+
+
+# ───────────────────────────── an accelerator needs a node ─────────────────────────────
+
+def _add_h100_copy(data: Path, name: str) -> None:
+    """A new accelerator with the H100's published values under another name (no node yet)."""
+    with open(data / "accelerators.toml", "a", encoding="utf-8") as fh:
+        fh.write(f"\n[{name}]\n{H100_BLOCK}\n")
+
+
+def test_an_accelerator_no_node_carries_is_refused_naming_systems_toml(tmp_path, untouched):
+    data = data_copy(tmp_path)
+    _add_h100_copy(data, "H100_Copy")
+    r = mlsysim_cli(tmp_path, data, "reference", "-a", "H100_Copy")
+    assert r.returncode == 2 and r.stdout == ""
+    line = one_line(r)
+    assert "NoneType" not in line
+    assert line.startswith(f"mlsysim: error: {data / 'systems.toml'}: no node carries accelerator 'H100_Copy'"), line
+    assert 'add a [nodes.<Name>] table' in line and 'accelerator = "H100_Copy"' in line and "accelerators_per_node" in line
+
+
+def test_with_its_node_the_new_accelerator_gets_per_node_values(tmp_path, untouched):
+    data = data_copy(tmp_path)
+    _add_h100_copy(data, "H100_Copy")
+    with open(data / "systems.toml", "a", encoding="utf-8") as fh:
+        fh.write('\n[nodes.H100_Copy_Node]\ndisplay_name = "Eight H100 copies"\naccelerator = "H100_Copy"\n'
+                 'accelerators_per_node = { value = 8, source = "nvidia-dgx-h100-guide" }\n')
+    r = mlsysim_cli(tmp_path, data, "reference", "-a", "H100_Copy", "--json")
+    assert r.returncode == 0, r.stderr
+    import json
+    v = json.loads(r.stdout)
+    # the H100's values (the seed's): 48 resident 32k-token trajectories on eight of them
+    assert v["node"] == "H100_Copy_Node" and v["resident_trajectories"] == 48
+
+
+# ───────────────────────────── every malformed shape is a RegistryError (in process) ─────────────────────────────
+
+def _paths(value, path=()):
+    """Every key path into a parsed TOML document (tables and list items included)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield path + (k,)
+            yield from _paths(v, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield path + (i,)
+            yield from _paths(v, path + (i,))
+
+
+def _set(doc, path, value):
+    node = doc
+    for k in path[:-1]:
+        node = node[k]
+    if value is _DELETE:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+
+
+_DELETE = object()
+#: the entries whose fields are swept (each file's fullest entry)
+SWEPT = {"sources.toml": ("nvidia-h100-datasheet", "nvidia-nim-llm-benchmarks"), "accelerators.toml": ("H100",),
+         "models.toml": ("Mixtral_8x7B",), "systems.toml": ("links", "nodes"), "measurements.toml": (NIM_C1,)}
+WRONG = [{"x": 1}, [1], True, "", 0, -3, "3.35 parsecs", _DELETE]
+
+
+def _sweep_cases():
+    import tomllib
+    for file, entries in SWEPT.items():
+        doc = tomllib.loads((DATA / file).read_text(encoding="utf-8"))
+        for path in _paths(doc):
+            if path[0] in entries and not (file == "systems.toml" and len(path) > 2 and path[1] not in
+                                           ("DGX_H100", "PCIe_Gen5_x16")):
+                yield file, path
+
+
+def _entry_and_leaf(file, path):
+    entry = f"{path[0]}.{path[1]}" if file == "systems.toml" and len(path) > 1 else path[0]
+    named = [p for p in path if isinstance(p, str) and p != "value"]
+    return entry, named[-1]
+
+
+def _assert_names_the_field(msg, data, file, where, entry, leaf, wrong):
+    """One line, starting with a data file; for a field of ``file`` of the wrong shape: that file, entry and
+    field. (A removed entry is named where it is referred to, which may be another file; a removed optional
+    field may make another field of the entry disagree, which is then the one named.)"""
+    assert "\n" not in msg, msg
+    m = re.match(rf"{re.escape(str(data))}/(\w+\.toml):", msg)
+    assert m, msg
+    whole_entry = len(where) <= (2 if file == "systems.toml" else 1)
+    if wrong is _DELETE and whole_entry:
+        return
+    assert m.group(1) == file, (where, wrong, msg)
+    if len(where) > 1 and not msg.split(": ", 1)[1].startswith("no node carries"):
+        assert f"[{entry}" in msg, (where, wrong, msg)
+    named = "bogus_field" if where[-1] == "bogus_field" else leaf
+    assert named in msg or (wrong is _DELETE and "missing field" not in msg), (where, wrong, msg)
+
+
+@pytest.mark.parametrize("file", list(SWEPT))
+def test_every_wrong_shape_of_every_field_is_a_registry_error_naming_it(tmp_path, monkeypatch, file):
+    """Each field of each file's fullest entry replaced by a table, a list, a boolean, an empty string,
+    zero, a negative number, a nonsense quantity, or removed; and an unknown field added to every table.
+    The load either succeeds (the change was valid) or raises RegistryError, in one line naming the file,
+    the entry and the field; never another exception."""
+    import tomllib
+
+    from mlsysim import registry
+    from mlsysim.errors import RegistryError
+    from mlsysim.measurements import load_measurements
+
+    data = data_copy(tmp_path)
+    real_read = registry._Loader.read
+    docs = {f: tomllib.loads((DATA / f).read_text(encoding="utf-8")) for f in SWEPT}
+    current = {}
+    monkeypatch.setattr(registry._Loader, "read",
+                        lambda self, name: copy.deepcopy(current[name]) if name in current else real_read(self, name))
+
+    def load():
+        reg = registry.load_registry(data)
+        if file in ("measurements.toml", "sources.toml"):
+            load_measurements(data, reg)
+
+    cases = refused = 0
+    for f, path in _sweep_cases():
+        if f != file:
+            continue
+        entry, leaf = _entry_and_leaf(file, path)
+        mutations = [(path, w) for w in WRONG]
+        node = docs[file]
+        for k in path:
+            node = node[k]
+        if isinstance(node, dict):
+            mutations.append((path + ("bogus_field",), "x"))
+        for where, wrong in mutations:
+            doc = copy.deepcopy(docs[file])
+            _set(doc, where, wrong)
+            current.clear()
+            current[file] = doc
+            cases += 1
+            try:
+                load()
+            except RegistryError as exc:
+                refused += 1
+                _assert_names_the_field(str(exc), data, file, where, entry, leaf, wrong)
+            except Exception as exc:  # noqa: BLE001 - the point: nothing else may escape
+                raise AssertionError(f"{file} {where} = {wrong!r}: {type(exc).__name__}: {exc}") from None
+    assert cases > 40 and refused > cases // 2, (cases, refused)
+
+
+# ───────────────────────────── names ─────────────────────────────
+
+@pytest.mark.parametrize("name", ["H100-PCIe", "1H100", "class", "None", "names", "Cloud", "H100 PCIe", "Ä100",
+                                  "_H100"])
+def test_names_a_cell_or_the_cli_could_not_use_are_refused(tmp_path, name):
+    from mlsysim.errors import RegistryError
+    from mlsysim.registry import load_registry
+    data = data_copy(tmp_path)
+    (data / "accelerators.toml").write_text((data / "accelerators.toml").read_text(encoding="utf-8").replace(
+        "[TPUv5p]", f'["{name}"]'), encoding="utf-8")
+    with pytest.raises(RegistryError) as e:
+        load_registry(data)
+    assert str(e.value).startswith(f"{data / 'accelerators.toml'}: [{name}]: "), str(e.value)
+    assert "ASCII letters, digits and _" in str(e.value)
+
+
+def test_a_valid_new_name_loads_and_is_usable_by_attribute_and_lookup(tmp_path):
+    from mlsysim.registry import load_registry
+    data = data_copy(tmp_path)
+    _add_h100_copy(data, "H100_Copy")
+    with open(data / "systems.toml", "a", encoding="utf-8") as fh:
+        fh.write('\n[nodes.Copy_Node]\ndisplay_name = "copies"\naccelerator = "H100_Copy"\n'
+                 'accelerators_per_node = { value = 4, source = "nvidia-dgx-h100-guide" }\n')
+    hardware, _, systems = load_registry(data).namespaces()
+    assert hardware.Cloud.H100_Copy is hardware.Cloud.get("h100-copy")
+    assert hardware.Cloud.H100_Copy.memory.bandwidth.to("TB/s").magnitude == pytest.approx(3.35)
+    assert systems.Nodes.Copy_Node.accelerators_per_node == 4
+
+
+def test_the_same_name_twice_in_one_file_ignoring_case_is_refused(tmp_path):
+    from mlsysim.errors import RegistryError
+    from mlsysim.registry import load_registry
+    data = data_copy(tmp_path)
+    _add_h100_copy(data, "h100")
+    with pytest.raises(RegistryError, match=re.escape(f"{data / 'accelerators.toml'}: [h100]: the name 'h100' is "
+                                                      "also used by the accelerator 'H100'")):
+        load_registry(data)
+
+
+def test_a_file_of_plain_fields_is_checked_the_same_way(tmp_path):
+    """reference.toml (the book's reference choice) through registry.read_checked."""
+    from mlsysim.errors import RegistryError
+    from mlsysim.registry import SCHEMAS, read_checked
+    assert read_checked("reference.toml", SCHEMAS["reference"], DATA) == {
+        "accelerator": "H100", "model": "Llama3_1_70B", "weight_precision": "fp8"}  # the book's reference
+    data = data_copy(tmp_path, "reference.toml", 'accelerator = "H100"', 'acelerator = "H100"')
+    with pytest.raises(RegistryError, match=re.escape(f"{data / 'reference.toml'}: acelerator: unknown field; "
+                                                      "did you mean 'accelerator'?")):
+        read_checked("reference.toml", SCHEMAS["reference"], data)
+
+
+def test_load_registry_is_split_into_small_functions():
+    import ast
+    tree = ast.parse((ROOT / "mlsysim" / "registry.py").read_text(encoding="utf-8"))
+    sizes = {n.name: n.end_lineno - n.lineno + 1 for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert sizes["load_registry"] < 30 and max(sizes.values()) <= 80, sizes
+
+
+# ───────────────────────────── CLI options ─────────────────────────────
+
+CONTEXT_RANGE = "expected a positive whole number of tokens (from 1 to the model's context window)"
+KV_RANGE = "a number above 0 and at most 8 (fp64)"  # fp64 is the widest precision: 8 bytes
+
+
+@pytest.mark.parametrize("option, value, words", [
+    *[("--context", v, CONTEXT_RANGE) for v in ("nan", "inf", "-inf", "-1", "0", "1.5", "1e5", "", "many")],
+    *[("--kv-bytes", v, KV_RANGE) for v in ("nan", "inf", "-inf", "-1", "0", "8.5", "1e400", "", "two")],
+    ("--weight-precision", "fp9", "unknown precision 'fp9'; use one of fp64"),
+])
+def test_a_cli_option_out_of_range_is_one_line_naming_it_and_its_range(tmp_path, untouched, option, value, words):
+    r = run(tmp_path, "-m", "mlsysim", "reference", f"{option}={value}")
+    assert r.returncode == 2 and r.stdout == ""
+    line = one_line(r)
+    assert "internal error" not in line
+    assert line.startswith(f"mlsysim: error: argument {option}"), line
+    assert words in line and repr(value) in line, line
+
+
+def test_the_cli_on_an_ascii_terminal_escapes_what_it_cannot_show(tmp_path, untouched):
+    env = isolated_env(tmp_path, LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+    r = run(tmp_path, "-m", "mlsysim", "reference", env=env)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    # 2 x 70.6e9 flop / 1978.9e12 flop/s = 71.35 us, the "µ" escaped
+    assert re.search(r"Prefill time per prompt token +71\.35 \\xb5s$", r.stdout, re.M), r.stdout
+
+
+# ───────────────────────────── any environment ─────────────────────────────
+#
+# Root ignores file modes, so an unwritable folder is one under a FILE: mkdir fails there for everyone.
+
+PROBE = r"""
+import json, mlsysim
+from mlsysim.units import UNIT_CACHE_FOLDER, ureg
+print(json.dumps({"cache": str(UNIT_CACHE_FOLDER), "byte": str(ureg.byte.dimensionality),
+                  "h100_bytes": mlsysim.Hardware.Cloud.H100.memory.capacity.to("byte").magnitude}))
+"""
+#: hand derivations: 80 GiB = 80 * 2**30 bytes; a byte is [information]
+UNITS_OK = {"byte": "[information]", "h100_bytes": 80 * 2**30}
+
+
+def _a_file(tmp_path: Path) -> Path:
+    f = tmp_path / "not-a-folder"
+    f.write_text("a file where a folder is expected\n", encoding="utf-8")
+    return f
+
+
+def _probe(tmp_path: Path, env: dict, prelude: str = "") -> dict:
+    import json
+    r = run(tmp_path, "-c", prelude + PROBE, env=env)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    first, *more = r.stdout.splitlines()
+    out = json.loads(first)
+    assert {k: out[k] for k in UNITS_OK} == UNITS_OK
+    return {**out, "more": more} if more else out
+
+
+def _private_temp(tmp_path: Path, name: str) -> Path:
+    return tmp_path / "tmp" / f"mlsysim-{os.getuid()}" / name
+
+
+@pytest.mark.parametrize("home", ["a file", "a folder under a file"])
+def test_import_with_an_unwritable_home_uses_a_private_temp_cache(tmp_path, untouched, home):
+    f = _a_file(tmp_path)
+    env = isolated_env(tmp_path, HOME=str(f if home == "a file" else f / "home"))
+    cold = _probe(tmp_path, env)
+    assert cold["cache"] == str(_private_temp(tmp_path, "pint"))
+    assert any(_private_temp(tmp_path, "pint").iterdir())  # pint really wrote its cache there
+    assert _probe(tmp_path, env) == cold                     # and reads it back
+    assert oct(_private_temp(tmp_path, "").stat().st_mode & 0o777) == "0o700"
+
+
+def test_xdg_cache_home_is_used_when_it_is_writable(tmp_path, untouched):
+    env = isolated_env(tmp_path, HOME=str(_a_file(tmp_path)), XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    assert _probe(tmp_path, env)["cache"] == str(tmp_path / "xdg" / "pint")
+
+
+def test_an_unwritable_xdg_cache_home_falls_back(tmp_path, untouched):
+    f = _a_file(tmp_path)
+    env = isolated_env(tmp_path, HOME=str(f), XDG_CACHE_HOME=str(f / "cache"))
+    assert _probe(tmp_path, env)["cache"] == str(_private_temp(tmp_path, "pint"))
+
+
+def test_nothing_writable_at_all_disables_the_cache(tmp_path, untouched):
+    f = _a_file(tmp_path)
+    env = isolated_env(tmp_path, HOME=str(f), XDG_CACHE_HOME=str(f / "cache"))
+    # no usable temp folder either: the temp folder Python would use is a file
+    out = _probe(tmp_path, env, prelude=f"import tempfile; tempfile.tempdir = {str(f)!r}\n")
+    assert out["cache"] == "None"
+
+
+def test_a_cache_that_fails_while_writing_is_dropped(tmp_path, untouched):
+    env = isolated_env(tmp_path, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    prelude = ("import flexcache, os\ncalls = []\n"
+               "def full(*a, **k):\n    calls.append(1)\n    raise OSError(28, 'No space left on device')\n"
+               "flexcache.DiskCache.rawsave = full\n")
+    out = _probe(tmp_path, env, prelude=prelude + "import atexit\natexit.register(lambda: print(len(calls)))\n")
+    assert out["cache"] == "None" and int(out["more"][0]) >= 1  # the write was tried, failed, and was dropped
+
+
+def test_a_truncated_cache_file_is_dropped(tmp_path, untouched):
+    env = isolated_env(tmp_path, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    _probe(tmp_path, env)
+    pickles = list((tmp_path / "xdg" / "pint").glob("*.pickle"))
+    assert pickles
+    for p in pickles:
+        p.write_bytes(b"")
+    assert _probe(tmp_path, env)["cache"] == "None"
+
+
+def test_the_cli_runs_with_a_home_that_is_a_file(tmp_path, untouched):
+    import json
+    r = run(tmp_path, "-m", "mlsysim", "reference", "--json", env=isolated_env(tmp_path, HOME=str(_a_file(tmp_path))))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    v = json.loads(r.stdout)
+    assert round(v["ridge_flop_per_byte"]) == 591 and v["resident_trajectories"] == 48  # the seed's values
+
+
+@pytest.mark.parametrize("locale_env", [{"LANG": "C"}, {"LANG": "C", "LC_ALL": "C"}])
+def test_the_cli_under_the_c_locale(tmp_path, untouched, locale_env):
+    r = run(tmp_path, "-m", "mlsysim", "show", "B200", env=isolated_env(tmp_path, **locale_env))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert "conflict memory.capacity: 192 GB" in r.stdout and " — " in r.stdout  # Python's UTF-8 mode
+
+
+# ───────────────────────────── matplotlib's folder ─────────────────────────────
+
+MPL_PROBE = r"""
+import json, os
+from mlsysim.cachedirs import use_writable_mplconfigdir
+chosen = use_writable_mplconfigdir(FALLBACKS) if CALL else None
+import matplotlib
+print(json.dumps({"chosen": str(chosen), "config": matplotlib.get_configdir(), "cache": matplotlib.get_cachedir()}))
+"""
+
+
+def _mpl(tmp_path: Path, call: bool, fallbacks=(), **env_extra):
+    import json
+    code = MPL_PROBE.replace("FALLBACKS", repr([str(f) for f in fallbacks])).replace("CALL", str(call))
+    r = run(tmp_path, "-c", code, env=isolated_env(tmp_path, HOME=str(_a_file(tmp_path)), **env_extra))
+    assert r.returncode == 0, r.stderr
+    return r, json.loads(r.stdout)
+
+
+def test_without_a_writable_home_matplotlib_warns_and_makes_a_throwaway_folder(tmp_path, untouched):
+    r, out = _mpl(tmp_path, call=False)
+    assert "Matplotlib created a temporary cache directory" in r.stderr  # the problem the function solves
+
+
+def test_use_writable_mplconfigdir_picks_a_private_temp_folder(tmp_path, untouched):
+    r, out = _mpl(tmp_path, call=True)
+    want = str(_private_temp(tmp_path, "matplotlib"))
+    assert r.stderr == "" and out == {"chosen": want, "config": want, "cache": want}
+
+
+def test_use_writable_mplconfigdir_prefers_the_callers_fallback(tmp_path, untouched):
+    proj = tmp_path / "project" / "_build" / "cache" / "matplotlib"
+    r, out = _mpl(tmp_path, call=True, fallbacks=[_a_file(tmp_path) / "x", proj])
+    assert r.stderr == "" and out == {"chosen": str(proj), "config": str(proj), "cache": str(proj)}
+
+
+def test_use_writable_mplconfigdir_keeps_a_writable_setting(tmp_path, monkeypatch):
+    from mlsysim.cachedirs import use_writable_mplconfigdir
+    mine = tmp_path / "mine"
+    monkeypatch.setenv("MPLCONFIGDIR", str(mine))
+    assert use_writable_mplconfigdir() == mine and os.environ["MPLCONFIGDIR"] == str(mine)
+
+
+def test_use_writable_mplconfigdir_replaces_an_unwritable_setting(tmp_path, monkeypatch):
+    import tempfile
+
+    from mlsysim.cachedirs import use_writable_mplconfigdir
+    monkeypatch.setenv("MPLCONFIGDIR", str(_a_file(tmp_path) / "mpl"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    want = _private_temp(tmp_path, "matplotlib")
+    assert use_writable_mplconfigdir() == want and os.environ["MPLCONFIGDIR"] == str(want)
+
+
+def test_use_writable_mplconfigdir_leaves_matplotlibs_own_folders_alone(tmp_path, monkeypatch):
+    from mlsysim.cachedirs import use_writable_mplconfigdir
+    monkeypatch.delenv("MPLCONFIGDIR", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert use_writable_mplconfigdir() == tmp_path / "home" / ".config" / "matplotlib"
+    assert "MPLCONFIGDIR" not in os.environ
+
+
+@pytest.mark.parametrize("bad", ["group-writable", "a symlink"])
+def test_a_temp_folder_another_user_could_fill_is_refused(tmp_path, monkeypatch, bad):
+    import tempfile
+
+    from mlsysim.cachedirs import private_temp_folder
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    base = tmp_path / f"mlsysim-{os.getuid()}"
+    if bad == "group-writable":
+        base.mkdir()
+        base.chmod(0o775)
+    else:
+        (tmp_path / "elsewhere").mkdir()
+        base.symlink_to(tmp_path / "elsewhere")
+    assert private_temp_folder("pint") is None
+    assert not (base / "pint").exists()
+
+
+def test_the_results_cache_survives_an_unusable_folder_and_an_unreadable_file(tmp_path, monkeypatch):
+    from mlsysim import diskcache
+    monkeypatch.setenv(diskcache.ENV, str(_a_file(tmp_path)))   # MLSYSIM_CACHE names a file
+    assert diskcache.json_memo("kind", ("x",), lambda: {"v": 1}) == {"v": 1}
+    real = Path.read_bytes
+
+    def refuse(self):
+        if self.name == "units.txt":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    diskcache.package_digest.cache_clear()
+    try:
+        assert len(diskcache.package_digest()) == 64
+    finally:
+        diskcache.package_digest.cache_clear()
