@@ -138,13 +138,13 @@ def _finish(r: _Running, result: Any = None) -> Any:
     if result is not None:
         r.proc.kill()
     r.proc.join(5)
+    if result is None and not r.done:
+        _drain(r)   # a last message may still be in the pipe
     procs.kill_group(r.proc.pid)
     procs.unregister(r.proc.pid)
     r.conn.close()
     if result is not None:
         return result
-    if not r.done:
-        _drain(r)   # a last message may still be in the pipe
     return r.result if r.done else Died(r.where, r.proc.exitcode)
 
 

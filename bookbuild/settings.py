@@ -37,6 +37,12 @@ def debug_requested(env: Mapping[str, str] | None = None) -> bool:
     return (os.environ if env is None else env).get("BOOKBUILD_DEBUG", "") not in ("", "0")
 
 
+def quarto_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """What Quarto tells a ``project: post-render`` script: the active profile(s) and the output folder."""
+    env = os.environ if env is None else env
+    return {"profile": env.get("QUARTO_PROFILE", ""), "output_dir": env.get("QUARTO_PROJECT_OUTPUT_DIR", "")}
+
+
 @dataclass(frozen=True)
 class Settings:
     root: Path

@@ -26,6 +26,7 @@ from .registry import Hardware, Models
 from .scenario import REFERENCE, nearest_precision  # one fallback rule for the book and the explorer
 from .units import PRECISION_BYTES, Q_
 from .figures import book_lang, plot_div, plotly_json, roofline_spec
+from .figures.book import html_block
 
 LANGS = ("en", "zh")
 DEFAULT_SELECTION = dict(REFERENCE)  # the book's reference (data/reference.toml)
@@ -310,10 +311,12 @@ def notebook_data_url(path) -> str:
 
 
 class ExplorerHTML(str):
-    """The explorer's markup: a ``str`` with ``_repr_html_`` so Quarto and our build emit raw HTML."""
+    """The explorer's markup: a ``str`` shown as a raw HTML block of markdown, so Quarto and our build
+    both emit it as raw HTML (a ``text/html`` output would make Quarto load require.js and jQuery from a
+    CDN, as for a JavaScript widget)."""
 
-    def _repr_html_(self) -> str:
-        return str(self)
+    def _repr_markdown_(self) -> str:
+        return html_block(str(self))
 
     def __repr__(self) -> str:
         return f"<mlsysim explorer, {len(self):,} characters of HTML>"

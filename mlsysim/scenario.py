@@ -16,26 +16,31 @@ reference itself (how the chapters word it) are computed from it.
 """
 from __future__ import annotations
 
-import tomllib
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from .errors import UnknownEntryError
-from .registry import Accelerator, Hardware, Model, Models, Node, Systems
+from .errors import RegistryError, UnknownEntryError
+from .registry import DATA_DIR, SCHEMAS, Accelerator, Hardware, Model, Models, Node, Systems, read_checked
 from .units import PRECISION_BYTES
 
-REFERENCE_FILE = Path(__file__).with_name("data") / "reference.toml"
-
-
 def _load_reference() -> Mapping[str, str]:
-    data = tomllib.loads(REFERENCE_FILE.read_text(encoding="utf-8"))
-    return MappingProxyType({"accelerator": str(data["accelerator"]), "model": str(data["model"]),
-                             "precision": str(data["weight_precision"])})
+    """``reference.toml`` of the registry's data folder, checked like every registry file; its names must
+    be registry entries and its precision one the registry knows (a RegistryError naming the field)."""
+    data = read_checked("reference.toml", SCHEMAS["reference"])
+    where = f"{DATA_DIR / 'reference.toml'}"
+    for field, table in (("accelerator", Hardware.Cloud), ("model", Models.Language)):
+        if data[field] not in table.names():
+            raise RegistryError(f"{where}: {field}: {data[field]!r} is not in the registry "
+                                f"(known: {', '.join(table.names())})")
+    if data["weight_precision"] not in PRECISION_BYTES:
+        raise RegistryError(f"{where}: weight_precision: unknown precision {data['weight_precision']!r}; "
+                            f"use one of {', '.join(PRECISION_BYTES)}")
+    return MappingProxyType({"accelerator": data["accelerator"], "model": data["model"],
+                             "precision": data["weight_precision"]})
 
 
 #: the book's reference choice (``data/reference.toml``): accelerator, model and weight precision

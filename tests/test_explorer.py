@@ -108,8 +108,10 @@ def test_book_lang(monkeypatch):
     assert book_lang() == "en"
 
 
-def test_repr_html_is_the_markup(page):
-    assert page._repr_html_() == str(page)
+def test_the_markup_displays_as_one_raw_html_block(page):
+    """Markdown, not text/html: Quarto would load require.js and jQuery from a CDN for a text/html output."""
+    md = page._repr_markdown_()
+    assert md == "```{=html}\n" + str(page).rstrip() + "\n```" and not hasattr(page, "_repr_html_")
     assert len(repr(page)) < 100
 
 

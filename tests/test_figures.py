@@ -257,13 +257,18 @@ def test_static_svg_per_language_differs(tmp_path):
     assert (tmp_path / "roofline.en.svg").read_bytes() != (tmp_path / "roofline.zh.svg").read_bytes()
 
 
-def test_book_figure_displays_by_standard_reprs(tmp_path):
+def test_book_figure_is_one_markdown_display(tmp_path):
+    """One output, markdown only: the plotly figure as raw HTML, then the static SVG for other formats. No
+    text/html output (Quarto would load require.js and jQuery from a CDN) and no plotly loader output
+    (Quarto would show it as a second sub-figure)."""
     from mlsysim.figures import book_figure, queueing_spec
     f = book_figure(queueing_spec(), tmp_path, lang="zh")
-    html = f._repr_html_()
-    assert html.startswith('<div class="mlsysim-plot"') and 'lang="zh"' in html
+    assert not hasattr(f, "_repr_html_") and not hasattr(f, "_repr_mimebundle_")
+    md = f._repr_markdown_()
+    head, html, tail = md.split("\n", 2)[0], md.split("\n")[1], md.split("\n```\n", 1)[1]
+    assert head == "```{=html}" and html.startswith('<div class="mlsysim-plot"') and 'lang="zh"' in html
     data = json.loads(re.search(r'<script type="application/json" class="mlsysim-plot-json">(.*?)</script>', html,
                                 re.S).group(1).replace("<\\/", "</"))
     assert next(t for t in data["data"] if t["uid"] == "marks")["y"] == [kingman_wait(2.0, 1.0, r) for r in (0.5, 0.7, 0.9)]
     assert "http" not in html.replace("http://www.w3.org", "")
-    assert f._repr_markdown_() == f"![]({(tmp_path / 'queueing-knee.zh.svg').as_posix()})"
+    assert tail == f'\n::: {{.content-hidden when-format="html"}}\n![]({(tmp_path / "queueing-knee.zh.svg").as_posix()})\n:::'

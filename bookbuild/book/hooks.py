@@ -117,6 +117,11 @@ class BookHooks(Hooks):
 def preload(root: Path, cache_folder: Path | None) -> None:
     """Import what every chapter imports, once, before the chapters' processes are forked; pyplot too
     (0.6 s) unless the figure cache already holds drawings."""
+    try:   # matplotlib's font cache must be writable under any HOME, before matplotlib is first imported
+        from mlsysim.cachedirs import use_writable_mplconfigdir
+        use_writable_mplconfigdir([Path(cache_folder) / "matplotlib"] if cache_folder else [])
+    except Exception:  # noqa: BLE001 - a broken registry is reported by the chapter that imports it
+        pass
     pool.preload(PRELOAD, root)
     drawn = cache_folder is not None and any((Path(cache_folder) / "mlsysim" / "figures").glob("*.svg"))
     try:

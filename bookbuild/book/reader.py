@@ -23,6 +23,7 @@ ASSETS = Path(__file__).parent / "assets"
 PLOTLY_JS = "assets/vendor/plotly-basic.min.js"
 FIGURES_JS = "assets/figures.js"
 READER_JS = "assets/reader.js"
+READER_CSS = "assets/reader.css"
 VENDOR_FILES = ("plotly-basic.min.js", "plotly-basic.LICENSE", "README.md")
 #: a page with an interactive figure holds this (mlsysim.figures.plot_div)
 PLOT_MARK = 'class="mlsysim-plot'
@@ -40,7 +41,7 @@ def data_script(data: dict[str, Any], lang: str) -> str:
 
 def assets() -> dict[str, Path]:
     """The files every book carries for its reader features (destination in the book -> source)."""
-    out = {FIGURES_JS: ASSETS / "figures.js", READER_JS: ASSETS / "reader.js"}
+    out = {FIGURES_JS: ASSETS / "figures.js", READER_JS: ASSETS / "reader.js", READER_CSS: ASSETS / "reader.css"}
     out.update({f"assets/vendor/{n}": ASSETS / "vendor" / n for n in VENDOR_FILES})
     return out
 
@@ -62,5 +63,6 @@ def additions(lang: str, chapters: list[tuple[str, str, dict, dict | None]]) -> 
             add.files[data_file(page)] = data_script(data, lang)
             add.scripts += [(data_file(page), True), (READER_JS, False)]
         if add.scripts or add.files:
+            add.styles.append(READER_CSS)
             out.pages[page] = add
     return out

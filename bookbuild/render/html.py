@@ -140,6 +140,12 @@ THEME_BOOT = ("<script>(function(){try{var t=localStorage.getItem('book-theme');
               "document.documentElement.setAttribute('data-theme',t);})();</script>")
 
 
+def added_styles(site: Site, ch: Chapter) -> str:
+    """The style sheets a layer above adds to this page."""
+    add = site.additions.pages.get(ch.page)
+    return "".join(f'<link rel="stylesheet" href="{html.escape(relpath(s, ch.page))}">\n' for s in (add.styles if add else []))
+
+
 def added_scripts(site: Site, ch: Chapter) -> str:
     """The script tags a layer above adds to this page, in its order."""
     add = site.additions.pages.get(ch.page)
@@ -187,7 +193,7 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
 <title>{e(page_title)}</title>
 {THEME_BOOT}
 <link rel="stylesheet" href="{root}assets/book.css">
-</head>
+{added_styles(site, ch)}</head>
 <body data-root="{root}" data-noresults="{e(u['noresults'])}">
 <header class="topbar">
 <button type="button" class="sidebar-toggle" aria-controls="sidebar" aria-expanded="false" title="{e(u['menu'])}">☰</button>

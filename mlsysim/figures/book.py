@@ -1,7 +1,7 @@
 """A figure as the book displays it: :func:`book_figure` writes the static SVG for the book's language
-and returns a :class:`BookFigure`, which displays through the standard IPython repr methods only:
-``_repr_html_`` (the plotly figure as a ``<div class="mlsysim-plot">`` holding its JSON, drawn by the
-book's own ``plotly.js``) and ``_repr_markdown_`` (the static SVG, which formats without HTML use)."""
+and returns a :class:`BookFigure`, which displays through ``_repr_markdown_`` alone: a raw HTML block
+with the plotly figure (a ``<div class="mlsysim-plot">`` holding its JSON, drawn by the book's own
+``plotly.js``) and the static SVG for formats without HTML."""
 from __future__ import annotations
 
 import json
@@ -9,16 +9,27 @@ from pathlib import Path
 
 from .. import diskcache
 from .matplotlib_figure import save_svg, to_matplotlib
-from .plotly_figure import PLOTLY_CONFIG, plot_div, plotly_json
+from .plotly_figure import plot_div, plotly_json
 from .spec import FigureSpec, book_lang
 
 
-class BookFigure:
-    """One figure in one language, as the book displays it.
+def html_block(html: str) -> str:
+    """``html`` as a raw HTML block of Pandoc markdown (the fence longer than any run of backticks in it)."""
+    n = 3
+    while "`" * n in html:
+        n += 1
+    return f"{'`' * n}{{=html}}\n{html.rstrip()}\n{'`' * n}"
 
-    ``_repr_html_``: the interactive plotly figure (under Quarto's Jupyter setup, which sets plotly's
-    renderer to ``notebook``/``notebook_connected``, plotly's own notebook output instead).
-    ``_repr_markdown_``: the static SVG written by :func:`book_figure` (formats without HTML)."""
+
+class BookFigure:
+    """One figure in one language, as the book displays it: ONE display (one output of its cell) under
+    every renderer, so Quarto and bookbuild number and caption it alike.
+
+    ``_repr_markdown_`` only: a raw HTML block holding the interactive figure (a ``div.mlsysim-plot`` with
+    its plotly JSON, drawn by the book's own ``figures.js`` and vendored plotly.js), then the static SVG
+    written by :func:`book_figure` for formats without HTML. No ``text/html`` output: Quarto would take
+    one for a JavaScript widget and load require.js and jQuery from a CDN; and never plotly's notebook
+    output, whose separate loader Quarto shows as a second sub-figure and which loads plotly.js from a CDN."""
 
     def __init__(self, spec: FigureSpec, lang: str, svg_link: str):
         self.spec, self.lang, self.svg_link = spec, lang, svg_link
@@ -27,20 +38,9 @@ class BookFigure:
     def data(self) -> dict:
         return self.spec.data
 
-    def _repr_html_(self) -> str:
-        try:
-            import plotly.io as pio
-            quarto = str(pio.renderers.default) in ("notebook", "notebook_connected")
-        except Exception:  # noqa: BLE001 - no plotly: the book's own div
-            quarto = False
-        if quarto:
-            bundle = pio.renderers._build_mime_bundle(plotly_json(self.spec, self.lang), pio.renderers.default,
-                                                      config=PLOTLY_CONFIG)
-            return bundle.get("text/html", "")
-        return plot_div(self.spec, self.lang)
-
     def _repr_markdown_(self) -> str:
-        return f"![]({self.svg_link})"
+        return html_block(plot_div(self.spec, self.lang)) + (
+            '\n\n::: {.content-hidden when-format="html"}\n' f"![]({self.svg_link})\n:::")
 
     def __repr__(self) -> str:
         return f"<mlsysim figure {self.spec.key} ({self.lang})>"

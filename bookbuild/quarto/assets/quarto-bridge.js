@@ -1,0 +1,46 @@
+/* The book's reader features on the pages Quarto renders (added by `python -m bookbuild.quarto post-render`).
+
+   - Quarto's dark mode (body.quarto-dark) becomes the html[data-theme] the figures and the reader read;
+   - the reader's choice goes under Quarto's title block, where bookbuild's pages have it under the h1;
+   - search works from file: pages, where the browser refuses Quarto's fetch of search.json: the same
+     index is read from assets/quarto-search-data.js, which the post-render step writes beside it;
+   - nothing here loads anything: every file is the book's own. Loaded in the head, before Quarto's
+     search asks for its index. */
+(function () {
+  "use strict";
+  var doc = document.documentElement;
+
+  if (location.protocol === "file:" && window.fetch && window.Response) {
+    var fetch0 = window.fetch.bind(window);
+    window.fetch = function (input, init) {
+      var url = typeof input === "string" ? input : (input && input.url) || "";
+      if (/search\.json(\?|#|$)/.test(url) && window.MLSYSIM_QUARTO_SEARCH) {
+        return Promise.resolve(new Response(JSON.stringify(window.MLSYSIM_QUARTO_SEARCH),
+                                            { status: 200, headers: { "Content-Type": "application/json" } }));
+      }
+      return fetch0(input, init);
+    };
+  }
+
+  function syncTheme() {
+    var dark = document.body && document.body.classList.contains("quarto-dark");
+    doc.setAttribute("data-theme", dark ? "dark" : "light");
+  }
+
+  function placeChoice() {
+    var box = document.querySelector(".mlsysim-choice");
+    var title = document.getElementById("title-block-header");
+    if (box && title && title.parentNode && box.previousElementSibling !== title) {
+      title.parentNode.insertBefore(box, title.nextSibling);
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    syncTheme();
+    if (window.MutationObserver) {
+      new MutationObserver(syncTheme).observe(document.body, { attributes: true, attributeFilter: ["class"] });
+    }
+    placeChoice();
+  });
+  window.addEventListener("load", placeChoice);
+})();

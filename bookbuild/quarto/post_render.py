@@ -1,0 +1,138 @@
+"""Quarto's ``project: post-render`` step: the book's own layer over the book Quarto just rendered.
+
+1. The build's passes up to the book's layer run for the profile Quarto rendered (``parse`` → ``book``,
+   cached by content: the variants, explanations and guards of the chapters Quarto executed);
+2. their :class:`~bookbuild.render.additions.Additions` go into Quarto's pages as into ours: each page's
+   data script, the reader's scripts and styles, the vendored plotly.js and the figure script;
+3. what Quarto's book lacks: the bridge (:file:`assets/quarto-bridge.js`: Quarto's dark mode as the
+   ``data-theme`` the figures read, search from ``file:``, the choice placed under the title) and the
+   language switch to the same chapter of the other books.
+
+Quarto's pages are edited as text at two places only (the end of ``<head>`` and of ``<body>``), so nothing
+Quarto wrote is rewritten.
+"""
+from __future__ import annotations
+
+import html
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from .. import passes
+from ..book.hooks import DATA_ENV
+from ..errors import BuildError, BuildFailed
+from ..project import load_book, profiles
+from ..render.additions import Additions
+from ..render.pages import page_for, relpath, source_key
+from ..render.strings import ui
+from ..settings import Settings, quarto_environment
+
+ASSETS = Path(__file__).parent / "assets"
+BRIDGE_JS = "assets/quarto-bridge.js"
+BRIDGE_CSS = "assets/quarto-bridge.css"
+SEARCH_DATA = "assets/quarto-search-data.js"
+MARK = "<!-- bookbuild: the book's own layer -->"
+
+
+def profile_of(root: Path, active: str) -> str:
+    """The profile Quarto rendered: the first of ``QUARTO_PROFILE`` that the project has, else its default."""
+    names = profiles(root)
+    for p in (x.strip() for x in active.split(",")):
+        if p in names:
+            return p
+    return load_book(root, None).profile
+
+
+def other_books(root: Path, profile: str) -> list[tuple[str, Path, dict[str, str]]]:
+    """(language, output folder, source key -> page) of every other profile."""
+    out = []
+    for name in profiles(root):
+        if name == profile:
+            continue
+        book = load_book(root, name)
+        pages = {source_key(ch.path.as_posix()): page_for(ch.path.as_posix()) for ch in book.chapters}
+        out.append((book.lang, (root / book.output_dir).resolve(), pages))
+    return out
+
+
+def language_links(page: str, source: str, out_dir: Path, others) -> str:
+    links = []
+    for lang, folder, pages in others:
+        target = folder / pages.get(source_key(source), "index.html")
+        href = os.path.relpath(target, (out_dir / page).parent).replace(os.sep, "/")
+        u = ui(lang)
+        links.append(f'<a class="mlsysim-lang-switch" href="{html.escape(href)}" hreflang="{lang}" lang="{lang}" '
+                     f'title="{html.escape(u["switch"])}">{html.escape(u["lang_name"])}</a>')
+    return f'<nav class="mlsysim-langs" aria-label="language">{"".join(links)}</nav>' if links else ""
+
+
+def page_text(text: str, head: str, body: str) -> str:
+    """Quarto's page with our additions before ``</head>`` and ``</body>`` (a second run replaces them)."""
+    text = re.sub(re.escape(MARK) + ".*?" + re.escape(MARK), "", text, flags=re.S)
+    text = text.replace("</head>", f"{MARK}{head}{MARK}</head>", 1)
+    return text.replace("</body>", f"{MARK}{body}{MARK}</body>", 1)
+
+
+def script_tags(scripts: list[tuple[str, bool]], page: str) -> str:
+    return "".join(f'<script src="{html.escape(relpath(src, page))}"' + (' charset="utf-8"' if cs else "") + "></script>"
+                   for src, cs in scripts)
+
+
+def apply(out_dir: Path, additions: Additions, chapters: list[str], others) -> list[Path]:
+    """Write the additions into Quarto's book at ``out_dir``; returns the pages changed."""
+    changed = []
+    search = out_dir / "search.json"
+    if search.is_file():   # Quarto's own index, for the bridge to answer its fetch from file: pages
+        (out_dir / SEARCH_DATA).parent.mkdir(parents=True, exist_ok=True)
+        (out_dir / SEARCH_DATA).write_text("window.MLSYSIM_QUARTO_SEARCH = " + search.read_text(encoding="utf-8")
+                                           .replace("</", "<\\/") + ";\n", encoding="utf-8")
+    for rel, src in sorted({**additions.assets, BRIDGE_JS: ASSETS / "quarto-bridge.js",
+                            BRIDGE_CSS: ASSETS / "quarto-bridge.css"}.items()):
+        (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, out_dir / rel)
+    for source in chapters:
+        page = page_for(source)
+        f = out_dir / page
+        if not f.is_file():
+            raise BuildError(str(f), None, "Quarto rendered no such page; the book and the project disagree")
+        add = additions.pages.get(page)
+        for rel, text in sorted((add.files if add else {}).items()):
+            (out_dir / rel).write_text(text, encoding="utf-8")
+        body = language_links(page, source, out_dir, others) + script_tags(add.scripts if add else [], page)
+        head = "".join(f'<link rel="stylesheet" href="{html.escape(relpath(s, page))}">'
+                       for s in [BRIDGE_CSS] + (add.styles if add else []))
+        head += script_tags(([(SEARCH_DATA, True)] if search.is_file() else []) + [(BRIDGE_JS, False)], page)
+        f.write_text(page_text(f.read_text(encoding="utf-8"), head, body), encoding="utf-8")
+        changed.append(f)
+    return changed
+
+
+def run(root: Path, active_profile: str, output_dir: str) -> list[Path]:
+    root = Path(root).resolve()
+    profile = profile_of(root, active_profile)
+    settings = Settings.make(root, data_env=DATA_ENV, quiet=True)
+    b = passes.run(settings, [profile], passes.COMMANDS["check"])
+    book = b.books[0]
+    out_dir = (root / output_dir).resolve() if output_dir else (root / book.output_dir).resolve()
+    return apply(out_dir, b.additions[profile], [ch.path.as_posix() for ch in book.chapters],
+                 other_books(root, profile))
+
+
+def main(argv: list[str]) -> int:
+    env = quarto_environment()
+    try:
+        pages = run(Path.cwd(), env["profile"], env["output_dir"])
+    except BuildFailed as e:
+        for err in e.errors:
+            print(err.format(), file=sys.stderr)
+        return 1
+    except BuildError as e:
+        print(e.format(), file=sys.stderr)
+        return 1
+    print(f"bookbuild: the book's layer added to {len(pages)} page(s) of Quarto's book")
+    return 0
+
+
+__all__ = ["apply", "main", "run"]
