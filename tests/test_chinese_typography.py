@@ -91,7 +91,9 @@ def _sources() -> dict[str, list[str]]:
     out["mlsysim/measurements.py TABLE_TEXT[zh]"] = _walk(TABLE_TEXT["zh"])
     out["table_markdown(lang='zh')"] = [re.sub(r"\[@[^\]]+\]", " ", table_markdown(lang="zh"))]
     out["mlsysim/explorer.py TEXT[zh]"] = _walk(TEXT["zh"])
-    names = tomllib.loads((ROOT / "bookbuild" / "provenance_names.toml").read_text(encoding="utf-8"))
+    names_file = next(p for p in (ROOT / "bookbuild" / "provenance_names.toml",
+                                  ROOT / "bookbuild" / "book" / "provenance_names.toml") if p.is_file())
+    names = tomllib.loads(names_file.read_text(encoding="utf-8"))
     out["bookbuild/provenance_names.toml"] = [e["zh"] for cls in names["names"].values()
                                               for e in cls.values() if isinstance(e, dict) and "zh" in e]
     for f in sorted((ROOT / "appendix" / "_cells").glob("*.qmd")) + sorted((ROOT / "lectures" / "_cells").glob("*.qmd")):
