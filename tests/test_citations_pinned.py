@@ -70,10 +70,12 @@ def test_every_registry_source_names_its_edition():
 
 def test_the_rendered_reference_list_prints_the_editions_in_lowercase_urls():
     """Run pandoc's citeproc as the build does (default style, both languages) on every entry."""
-    from bookbuild.render.pandoc import pandoc_path
+    import os
+    import pypandoc   # the build's pandoc (pip package pypandoc-binary), unless PANDOC names another
+    pandoc = os.environ.get("PANDOC") or pypandoc.get_pandoc_path()
     md = '---\nnocite: "@*"\n---\n'
     for lang in ("en-US", "zh-CN"):
-        out = subprocess.run([pandoc_path(), "--citeproc", "--bibliography", str(ROOT / "references.bib"),
+        out = subprocess.run([pandoc, "--citeproc", "--bibliography", str(ROOT / "references.bib"),
                               "-M", f"lang={lang}", "-t", "plain", "--wrap=none"], input=md.encode(),
                              capture_output=True, check=True).stdout.decode()
         assert "Https://" not in out and "https://github.com/NVIDIA/TensorRT-LLM/blob/00f37686" in out
