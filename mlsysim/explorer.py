@@ -62,7 +62,8 @@ TEXT = {
         "fallback": "{accel} publishes no dense {want} rate; showing {got}.",
         "caption": "Reference values for the chosen accelerator, model and weight precision, computed by MLSysIM "
                    "when the book was built (keys and values at {kv} bytes, contexts of {ctx} tokens, 16-bit weights "
-                   "and a {reserve} GB reserve for the node pool).",
+                   "and a {reserve} GB reserve for the node pool; an accelerator's memory, sold in \"GB\", is read "
+                   "as GiB).",
         "roofline": "Roofline of the chosen accelerator at the chosen precision: attainable operations per second "
                     "against arithmetic intensity, with decode at batch one and a prefill of {ctx} tokens marked.",
         "x_axis": "𝓘 (FLOP/byte)", "y_axis": "P (FLOP/s)",
@@ -87,10 +88,11 @@ TEXT = {
         "accelerator": "加速器", "model": "模型", "precision": "权重精度",
         "quantity": "量", "symbol": "符号", "value": "数值", "unit": "单位",
         "not_published": "未公布", "no_node": "注册表中无此节点", "does_not_fit": "放不下",
-        "fallback": "{accel} 未公布稠密 {want} 速率；改为显示 {got}。",
+        "fallback": "{accel} 未公布稠密 {want} 算力；改为显示 {got}。",
         "caption": "所选加速器、模型与权重精度的参考值，由 MLSysIM 在构建本书时计算（键值每元素 {kv} 字节，"
-                   "上下文 {ctx} 个词元；节点内存池按 16 位权重并预留 {reserve} GB 计算）。",
-        "roofline": "所选加速器在所选精度下的屋顶线：可达运算速率与计算强度的关系，标出批大小为一的解码和 {ctx} 个词元的预填充。",
+                   "上下文 {ctx} 个词元；节点的注意力状态池按 16 位权重并预留 {reserve} GB 计算；"
+                   "加速器内存的标称“GB”一律按 GiB 计）。",
+        "roofline": "所选加速器在所选精度下的屋顶线：可达运算速率与算术强度的关系，标出批大小为 1 的解码和 {ctx} 个词元的预填充。",
         "x_axis": "𝓘（FLOP/字节）", "y_axis": "P（FLOP/秒）",
         "notebook": "把这个探索器作为实时 Jupyter 笔记本带走，可自由设定 β、π 和上下文长度：",
         "units": {"tbs": "TB/s", "tflops": "万亿次运算/秒", "opb": "次运算/字节", "ms": "ms", "us": "µs",
@@ -101,10 +103,10 @@ TEXT = {
             "prefill_per_token_s": "每个提示词元的预填充时间", "decode_to_prefill_ratio": "解码与预填充时间之比",
             "attention_crossover_tokens": "注意力交叉长度", "kv_bytes_per_token": "每词元的注意力状态",
             "kv_bytes_at_context": "{ctx} 个词元时的注意力状态", "node": "节点",
-            "node_kv_pool_bytes": "每节点注意力状态池", "resident_trajectories": "每节点常驻轨迹数（{ctx} 个词元）",
+            "node_kv_pool_bytes": "每节点注意力状态池", "resident_trajectories": "每节点驻留轨迹数（{ctx} 个词元）",
         },
         "table_headers": ("加速器", "权重精度", "屋脊点（次运算/字节）", "解码下限（ms）", "每词元预填充（µs）",
-                          "解码与预填充之比", "每节点内存池（GB）", "常驻轨迹数"),
+                          "解码与预填充之比", "每节点注意力状态池（GB）", "驻留轨迹数"),
     },
 }
 

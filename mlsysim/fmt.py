@@ -5,8 +5,19 @@ and in our own build. A display that hides the magnitude raises :class:`FormatPr
 a nonzero value shown as zero, or a value whose shown digits are off by more than 5 %.
 
 Memory capacities follow the JEDEC convention vendors use: an 80 GiB part is labelled "80 GB".
-:func:`fmt_memory_capacity` prints that label only for a whole number of a binary unit, so a computed
-size (which is never a whole number of GiB) cannot be mislabelled; print those with ``fmt`` in GB.
+The registry stores every accelerator's memory in binary units (the vendor's "GB" read as GiB), and
+:func:`fmt_binary_capacity` prints it with the unit the book computes with ("80 GiB");
+:func:`fmt_memory_capacity` prints the vendor's label ("80 GB") only for a whole number of a binary
+unit, so a computed size (which is never a whole number of GiB) cannot be mislabelled; print those
+with ``fmt`` in GB.
+
+**Reference-only values.** A cell computes for :func:`mlsysim.reference_scenario`, which is the reader's
+choice while the HTML book's per-choice variants run. A value that *describes the reference* (how the
+chapters word it, "a 70-billion-parameter model") or *quotes a figure from elsewhere* (another lecture,
+a paper, the course's answer key) must not follow that choice. Such a value is computed from
+:func:`mlsysim.scenario.reference` (never from the active scenario) and declared in the cell's OUTPUT
+block with :func:`reference_only`: a :class:`ReferenceFmt`, which renders as plain text everywhere
+and tells the variants engine never to swap it (and to refuse one that differs across choices).
 """
 from __future__ import annotations
 
@@ -28,11 +39,48 @@ class FormatPrecisionError(MlsysimError, ValueError):
 class Fmt(str):
     """A formatted value: a ``str`` that Quarto and the book build insert verbatim."""
 
+    #: True only for :class:`ReferenceFmt`: the value describes the reference and never follows a choice
+    reference_only = False
+
     def _repr_markdown_(self) -> str:
-        return str(self)
+        return str.__str__(self)
 
     def __repr__(self) -> str:
-        return str(self)
+        return str.__str__(self)
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+
+class ReferenceFmt(Fmt):
+    """A formatted value that describes the book's reference (or quotes a figure from elsewhere): it
+    renders as plain text like any :class:`Fmt`, keeps its class through ``pickle``/``copy``, and the
+    variants engine never swaps it for a reader's choice."""
+
+    reference_only = True
+
+    def __reduce__(self):
+        return (ReferenceFmt, (str.__str__(self),))
+
+
+def reference_only(value) -> ReferenceFmt:
+    """Declare ``value`` (a formatted string, usually ``fmt(...)``/``fmt_int(...)`` of a quantity computed
+    from :func:`mlsysim.scenario.reference`) as describing the reference: ``x_str = reference_only(fmt_int(n))``.
+    Refuses anything that is not already a string, so a raw number cannot skip formatting."""
+    if not isinstance(value, str):
+        raise TypeError(f"reference_only takes a formatted string (fmt/fmt_int/...), got {type(value).__name__}")
+    return ReferenceFmt(str.__str__(value))
+
+
+def is_reference_only(value) -> bool:
+    """True for a value declared with :func:`reference_only`."""
+    return bool(getattr(value, "reference_only", False))
+
+
+def same_kind(template, text: str) -> Fmt:
+    """``text`` as the same kind of formatted value as ``template`` (a capitalised or reworded
+    reference-only value stays reference-only)."""
+    return ReferenceFmt(text) if is_reference_only(template) else Fmt(text)
 
 
 def _magnitude(x) -> float:
@@ -117,6 +165,19 @@ def fmt_memory_capacity(q, unit=GiB) -> Fmt:
     return Fmt(f"{whole:,} {label}")
 
 
+def fmt_binary_capacity(q, unit=GiB) -> Fmt:
+    """A memory part's capacity in the binary unit the book computes with: 80 GiB prints as "80 GiB".
+    Only a whole number of ``unit`` is accepted (the registry stores every accelerator memory that way)."""
+    label = {GiB: "GiB", MiB: "MiB", KiB: "KiB", TiB: "TiB"}.get(unit)
+    if label is None:
+        raise ValueError(f"fmt_binary_capacity needs a binary unit (KiB, MiB, GiB, TiB), got {unit}")
+    value = q.to(unit).magnitude
+    whole = round(value)
+    if whole <= 0 or abs(value - whole) > 1e-9 * max(1, whole):
+        raise FormatPrecisionError(f"{q:~} is {value:.4f} {unit:~}, not a whole number of {unit:~}")
+    return Fmt(f"{whole:,} {label}")
+
+
 _DECIMAL = {"kilobyte": "KB", "megabyte": "MB", "gigabyte": "GB", "terabyte": "TB"}
 
 
@@ -153,4 +214,5 @@ def fmt_words(n) -> Fmt:
     return Fmt(_TENS[tens] + ("-" + _ONES[ones] if ones else ""))
 
 
-__all__ = ["Fmt", "FormatPrecisionError", "fmt", "fmt_int", "fmt_memory_capacity", "fmt_words", "MAX_DISPLAY_ERROR"]
+__all__ = ["Fmt", "ReferenceFmt", "FormatPrecisionError", "fmt", "fmt_int", "fmt_memory_capacity",
+           "fmt_binary_capacity", "fmt_words", "reference_only", "is_reference_only", "same_kind", "MAX_DISPLAY_ERROR"]

@@ -29,18 +29,26 @@ def _numbers(text: str) -> Counter:
     return Counter(NUM.findall(_prose(text)))
 
 
+# Where the book's Chinese display convention differs from the seed's rendering (the value is the same):
+# the seed writes the parameter count as "70.6 十亿"; the book counts in 亿 ("706 亿", glossary [values]).
+ZH_DISPLAY_CONVENTION = {"70.6": "706"}
+
+
 def test_every_number_of_the_chinese_seed_is_in_the_executed_chinese_chapter(executed_appendix):
     seed = Counter(golden("appendix_zh_seed_numbers")["count"])
     assert sum(seed.values()) == 96  # the seed's prose prints about a hundred numbers
+    seed = Counter({ZH_DISPLAY_CONVENTION.get(n, n): c for n, c in seed.items()})
     ours = _numbers(executed_appendix["zh"].markdown)
     missing = {n: c - ours[n] for n, c in seed.items() if ours[n] < c}
     assert not missing, f"numbers the Chinese seed prints that the executed chapter lacks (count short): {missing}"
 
 
-# (number, text right after it) in the Chinese seed's rendering: typed from the seed
+# (number, text right after it) in the Chinese seed's rendering: typed from the seed. Two follow the book's
+# Chinese conventions instead of the seed's (notes/glossary.toml [typography], [values]): the seed's
+# "百分之 0.34" is written "0.34%", and its "70.6 十亿" is "706 亿".
 ZH_IN_CONTEXT = [
     ("295", " 倍"), ("1,979", " 万亿次运算/秒"), ("3.35", " TB/s"), ("591", " 次运算/字节"),
-    ("0.34", "，"), ("70.6", " 十亿"), ("21.1", " ms"), ("71", " µs"), ("108,000", " 个词元"),
+    ("0.34", "%，"), ("706", " 亿"), ("21.1", " ms"), ("71", " µs"), ("108,000", " 个词元"),
     ("30", "%"), ("327,680", " 字节"), ("10.7", " GB"), ("85.9", " GB"), ("1.34", " GB"),
     ("163,840", " 字节"), ("360", " 秒"), ("6", " 分钟"), ("720", " 条"), ("17", "%"), ("120", " 条"),
     ("7.7", " TB"), ("15", " 个节点"), ("2.4", " 个节点"), ("13.5", " 倍"), ("90", "%"),
@@ -65,7 +73,20 @@ EN_IN_CONTEXT = [
     "lives 360 s, about 6 minutes", "gives 720 live trajectories", "Only 17 percent", "120 of them",
     "about 7.7 TB, about 15 nodes", "about 2.4 nodes", "about 1.5, 3.5, and 13.5 service times",
     "leaves 526.0 GB", "admits 48 trajectories", "80 GB", "a 70-billion-parameter model",
+    # the capacity convention, stated where the values are printed: "80 GB" is 80 GiB (85.9 GB)
+    "80 GiB", "85.9 GB",
 ]
+
+
+def test_the_seed_s_chinese_forms_that_the_book_replaces_are_gone(executed_appendix):
+    zh = executed_appendix["zh"].markdown
+    for old in ("十亿", "百分之", "离散 token 表示", "从上下文 token", "重计算", "文法"):
+        assert old not in zh, old
+
+
+def test_the_params_class_is_the_reference_s_in_both_languages(executed_appendix):
+    en, zh = executed_appendix["en"].markdown, executed_appendix["zh"].markdown
+    assert "a 70-billion-parameter model" in en and "700 亿参数模型" in zh
 
 
 @pytest.mark.parametrize("phrase", EN_IN_CONTEXT)

@@ -200,8 +200,88 @@ def _run(args, data, timeout=300):
 def test_check_floors_names_a_throughput_above_its_ceiling():
     from mlsysim.measurements import Comparison, check_floors
     check_floors([Comparison("ok", "output_throughput", 10.0, 20.0, 0.5)])
-    with pytest.raises(GuardError, match=r"\[fast\] output_throughput: measured 30.0 token/s beats its ceiling 20.0"):
+    with pytest.raises(GuardError, match=r"\[fast\] output_throughput: measured 30.0 token/s beats even the strict "
+                                         r"upper bound 20.0 token/s over its ceiling 20.0"):
         check_floors([Comparison("fast", "output_throughput", 30.0, 20.0, 1.5)])
+
+
+def test_a_measurement_inside_the_margin_is_possible_but_not_above_the_floor():
+    """Between the strict bound and the printed floor: not impossible (check_floors passes), but the
+    appendix's "every server stays above its floor" (check_fractions) fails, naming the margin."""
+    from mlsysim.measurements import Comparison, check_floors, check_fractions
+    c = Comparison("close", "itl", 0.0106, 0.01067, 0.01067 / 0.0106, strict=0.01050)
+    check_floors([c])
+    with pytest.raises(GuardError, match=r"\[close\] itl: measured 10.60 ms is within the 1.6% margin of its printed "
+                                         r"floor 10.67 ms"):
+        check_fractions([c])
+
+
+def test_the_strict_bounds_leave_out_the_embedding_the_head_per_prompt_token_and_the_rounding():
+    """Hand derivation for NIM's 2 x H100, 5000/500, concurrency 1 (Llama-3.3-70B: geometry 70,553,706,496
+    parameters, embedding table 128,256 x 8,192 = 1,050,673,152, published count 70.6e9)."""
+    from mlsysim.measurements import MEASUREMENTS, compare
+    rows = {c.metric: c for c in compare(MEASUREMENTS[NIM_C1])}
+    n, e = 70_553_706_496, 128_256 * 8_192
+    itl_strict = ((n - e) * 1 + 163_840 * (5250 - 1)) / (2 * 3.35e12)
+    assert rows["itl"].strict == pytest.approx(itl_strict, rel=1e-12)
+    assert itl_strict == pytest.approx(0.010502, rel=1e-4)
+    ttft_strict = (2 * (n - 2 * e) * 5000 + 2 * e + 2 * 80 * 8192 * 5000 ** 2) / (2 * 1978.9e12)
+    assert rows["ttft"].strict == pytest.approx(ttft_strict, rel=1e-12)
+    # the printed floors sit 1.56 % (decode) and 2.99 % (prefill) above the strict bounds
+    assert rows["itl"].margin == pytest.approx(0.0156, abs=5e-4)
+    assert rows["ttft"].margin == pytest.approx(0.0299, abs=5e-4)
+
+
+def test_every_margin_is_a_few_percent_and_every_measurement_beats_no_strict_bound():
+    from mlsysim.measurements import calibrate
+    comps = calibrate()
+    assert all(0 < c.margin < 0.035 for c in comps)
+    assert all(c.measured > c.strict if c.kind == "time" else c.measured < c.strict for c in comps)
+
+
+# The published values as the sources print them (typed from the NIM, AMD, TensorRT-LLM and Oracle tables):
+# the table must show the source's own digits, never our rounding of them.
+PUBLISHED = [
+    ("nim-llama33-70b-h100x2-5000-500-c1", "itl", "18.58 ms"),
+    ("nim-llama33-70b-h100x2-5000-500-c1", "ttft", "406.77 ms"),
+    ("nim-llama33-70b-h100x2-5000-500-c1", "output_throughput", "51.67 tok/s"),
+    ("nim-llama33-70b-h100x2-5000-500-c5", "ttft", "546.7 ms"),
+    ("nim-llama33-70b-h100x2-5000-500-c250", "ttft", "88,605.32 ms"),
+    ("nim-llama33-70b-h100x2-5000-500-c250", "itl", "93.2 ms"),
+    ("amd-llama31-70b-mi300x8-128-2048-maxload", "output_throughput", "13,818.7 tok/s"),
+    ("amd-llama31-405b-mi300x8-128-2048-maxload", "output_throughput", "4,134.0 tok/s"),
+    ("amd-llama31-70b-mi300x8-128-2048-b1", "request_latency", "15.254 s"),
+    ("trtllm-llama33-70b-h100x2-5000-500", "output_throughput", "898 tok/s"),
+    ("oci-llama31-405b-mi300x8-128-128-b1", "request_latency", "3.530 s"),
+    ("oci-llama31-405b-mi300x8-128-128-b1", "output_throughput", "36 tok/s"),
+]
+
+
+@pytest.mark.parametrize("entry, metric, shown", PUBLISHED)
+def test_a_measurement_is_printed_as_published(entry, metric, shown):
+    from mlsysim.measurements import MEASUREMENTS, TABLE_TEXT, compare, table_rows
+    rows = table_rows(lang="en", cite=False)
+    keys = [(m.key, c.metric) for m in MEASUREMENTS.values() for c in compare(m)]
+    i = keys.index((entry, metric))
+    assert rows[i][6] == shown
+    zh = table_rows(lang="zh", cite=False)[i][6]
+    assert zh == shown.replace("tok/s", TABLE_TEXT["zh"]["units"]["tok/s"])
+
+
+def test_published_digits_are_kept_not_recomputed():
+    from mlsysim.measurements import fmt_published, published_digits
+    assert published_digits("18.58 ms") == ("18.58", "ms")
+    assert fmt_published("4134.0 token/s") == "4,134.0 tok/s"      # the trailing zero is the source's
+    assert fmt_published("88605.32 ms", "zh") == "88,605.32 ms"
+    with pytest.raises(ValueError):
+        fmt_published("12 furlongs")
+
+
+def test_the_chinese_table_uses_the_book_s_chinese_forms():
+    from mlsysim.measurements import table_markdown
+    zh = table_markdown(lang="zh")
+    assert "满负载" in zh and "（上限）" in zh and "57%" in zh
+    assert " max " not in zh and "(上限)" not in zh and "57 %" not in zh and "tok/s" not in zh
 
 
 def test_an_itl_below_its_floor_fails_import_cli_and_build_naming_it(tmp_path):
@@ -211,10 +291,12 @@ def test_an_itl_below_its_floor_fails_import_cli_and_build_naming_it(tmp_path):
     assert r.returncode == 2, r.stdout + r.stderr
     line = r.stderr.strip()
     assert len(line.splitlines()) == 1 and "Traceback" not in line
-    assert f"[{NIM_C1}] itl: measured 9.00 ms beats its floor 10.67 ms" in line, line
+    assert f"[{NIM_C1}] itl: measured 9.00 ms beats even the strict lower bound 10.50 ms under its floor 10.67 ms" \
+        in line, line
     r = _run(["-m", "bookbuild", "check", "--profile", "zh", "--root", str(ROOT)], data)
     assert r.returncode == 1, r.stdout + r.stderr
-    assert f"[{NIM_C1}] itl: measured 9.00 ms beats its floor 10.67 ms" in r.stderr
+    assert f"[{NIM_C1}] itl: measured 9.00 ms beats even the strict lower bound 10.50 ms under its floor 10.67 ms" \
+        in r.stderr
     assert "appendix/_cells/calibration.qmd" in r.stderr and "Traceback" not in r.stderr
     # the unedited data passes
     r = _run(["-m", "mlsysim", "calibrate", "-a", "H100"], DATA)

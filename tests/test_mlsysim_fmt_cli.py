@@ -116,3 +116,44 @@ def test_cli_prints_values_too_small_for_the_books_precision():
     r = _cli("reference", "-m", "Llama2_13B", "-p", "fp64", "--context", "1", "--kv-bytes", "0.001")
     assert r.returncode == 0, r.stderr
     assert re.search(r"^KV bytes at 1 tokens +0\.0000004 GB$", r.stdout, re.M), r.stdout
+
+
+# ---- reference-only values (mlsysim.fmt.reference_only)
+
+def test_reference_only_renders_as_plain_text_and_keeps_its_marker():
+    import copy
+    import pickle
+    from mlsysim.fmt import ReferenceFmt, is_reference_only, reference_only, same_kind
+    r = reference_only(fmt_int(70))
+    assert isinstance(r, ReferenceFmt) and isinstance(r, Fmt) and isinstance(r, str)
+    assert r.reference_only and not fmt_int(70).reference_only and is_reference_only(r)
+    assert str(r) == "70" and type(str(r)) is str and r._repr_markdown_() == "70" and repr(r) == "70"
+    assert f"a {r}-billion-parameter model" == "a 70-billion-parameter model" and r == "70"
+    for back in (pickle.loads(pickle.dumps(r)), copy.copy(r), copy.deepcopy(r)):
+        assert type(back) is ReferenceFmt and back == "70" and back.reference_only
+    assert is_reference_only(same_kind(r, "Seventy")) and not is_reference_only(same_kind(fmt_int(1), "One"))
+    with pytest.raises(TypeError, match="formatted string"):
+        reference_only(70)
+
+
+def test_a_reference_only_value_does_not_follow_the_choice_but_an_active_one_does():
+    from mlsysim import scenario
+    from mlsysim.fmt import reference_only
+
+    def values():
+        active = scenario.reference_scenario().model.parameters.to("count").magnitude
+        ref = scenario.reference().model.parameters.to("count").magnitude
+        return fmt(active / 1e9, 1), reference_only(fmt_int(round(ref / 1e9, -1)))
+
+    a_ref, r_ref = values()
+    with scenario.use({"accelerator": "B200", "model": "Llama3_8B"}):
+        a_8b, r_8b = values()
+    assert a_ref == "70.6" and a_8b == "8.0"          # the active scenario follows the choice
+    assert r_ref == r_8b == "70" and r_8b.reference_only  # the reference-only value does not
+
+
+def test_fmt_binary_capacity_prints_the_unit_the_book_computes_with():
+    from mlsysim.fmt import fmt_binary_capacity
+    assert fmt_binary_capacity(80 * GiB) == "80 GiB" and fmt_memory_capacity(80 * GiB) == "80 GB"
+    with pytest.raises(FormatPrecisionError, match="not a whole number"):
+        fmt_binary_capacity(141 * GB)

@@ -48,7 +48,7 @@ def test_every_value_has_a_source():
 
 def test_conflicts_are_recorded():
     b200 = Hardware.Cloud.B200
-    assert b200.memory.capacity == 180 * GB
+    assert b200.memory.capacity == 180 * GiB  # the HGX label "180GB", read as GiB like every part
     assert any(c.field == "memory.capacity" and c.value == 192 * GB for c in b200.conflicts)
 
 
@@ -154,3 +154,17 @@ def test_unknown_source(data):
     _edit(data / "accelerators.toml", 'source = "nvidia-a100-datasheet"', 'source = "nowhere"')
     with pytest.raises(RegistryError, match="unknown source 'nowhere'"):
         load_registry(data)
+
+
+def test_every_accelerator_memory_is_stored_in_one_convention_binary():
+    """One capacity convention (accelerators.toml): the vendor's "GB" read as GiB, a whole number of GiB
+    for every part, and the decimal reading of the same label kept only as a recorded conflict.
+    Labels typed from the datasheets: 80, 141, 180, 80, 192, 16, 95."""
+    from mlsysim import GiB, GB
+    labels = {"H100": 80, "H200": 141, "B200": 180, "A100_80GB": 80, "MI300X": 192, "TPUv5e": 16, "TPUv5p": 95}
+    for a in Hardware.Cloud:
+        gib = a.memory.capacity.to(GiB).magnitude
+        assert gib == labels[a.name], (a.name, a.memory.capacity)
+    # H200's pool is no longer 7 % low against H100's reading: 141 GiB is 151.4 GB, not 141 GB
+    assert Hardware.Cloud.H200.memory.capacity.to(GB).magnitude == pytest.approx(151.397, rel=1e-4)
+    assert any(c.field == "memory.capacity" and c.value == 141 * GB for c in Hardware.Cloud.H200.conflicts)

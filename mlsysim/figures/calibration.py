@@ -28,7 +28,7 @@ def calibration_data(highlight: str | None = None, measurements=None) -> dict:
 
 #: per metric: the symbol and the legend words
 _CAL_SYMBOLS = {"itl": "circle", "request_latency": "square", "ttft": "triangle-up", "output_throughput": "diamond"}
-_CAL_NAMES = {"itl": T("per-token latency", "每词元延迟"), "request_latency": T("request latency", "请求延迟"),
+_CAL_NAMES = {"itl": T("inter-token latency", "词元间延迟"), "request_latency": T("request latency", "请求延迟"),
               "ttft": T("time to first token", "首词元时间"), "output_throughput": T("output throughput", "输出吞吐量")}
 
 
@@ -53,7 +53,7 @@ def calibration_spec(data: dict) -> FigureSpec:
                 labels=[p["entry"] for p in pts]))
     lo = min(p["achieved"] for p in data["points"]) / 2
     panel = Panel(
-        Axis(T("Streams sharing a pass (concurrency or batch), B", "共享一次前向的流数（并发或批大小）B"),
+        Axis(T("Concurrency or batch (c or B)", "并发数或批大小（c 或 B）"),
              T("streams", "流数"), T("", ""), log=True, range=(0.7, data["unbounded_x"] * 1.6)),
         Axis(T("Achieved fraction of the floor, η", "达到下限的比例 η"), T("η", "η"), T("", ""), log=True,
              range=(lo, 1.5), hoverformat=".3f"),

@@ -59,7 +59,7 @@ def roofline_spec(accel=None, model=None, precision: str = REFERENCE_PRECISION, 
     marks = {"decode_b1": (i_dec, perf(i_dec)), "ridge": (ridge, perf(ridge)),
              "decode_bstar": (i_bstar, perf(i_bstar)), "prefill": (i_pre, perf(i_pre))}
     panel = Panel(
-        Axis(T("Arithmetic intensity 𝓘 (FLOP/byte)", "计算强度 𝓘（FLOP/字节）"), T("𝓘", "𝓘"), U["fpb"], log=True,
+        Axis(T("Arithmetic intensity 𝓘 (FLOP/byte)", "算术强度 𝓘（FLOP/字节）"), T("𝓘", "𝓘"), U["fpb"], log=True,
              range=(lo, hi), hoverformat=",.0f"),
         Axis(T("Attainable rate P (FLOP/s)", "可达速率 P（FLOP/秒）"), T("P", "P"), U["fps"], log=True,
              range=y_range, hoverformat=".3~s"),
@@ -102,7 +102,7 @@ def prefill_spec(accel=None, model=None, precision: str = REFERENCE_PRECISION, *
     total = np.array([prefill_time(n, m.layers, m.hidden_dim, v, peak).to("second").magnitude for v in s])
     attention = total - weight
     t_star = prefill_time(n, m.layers, m.hidden_dim, s_star, peak).to("second").magnitude
-    panel = Panel(Axis(T("Prompt length S (tokens)", "提示长度 S（词元）"), T("S", "S"), U["tokens"], log=True,
+    panel = Panel(Axis(T("Prompt length S (tokens)", "提示词长度 S（词元）"), T("S", "S"), U["tokens"], log=True,
                        hoverformat=",.0f"),
                   Axis(T("Prefill time T<sub>prefill</sub> (s)", "预填充时间 T<sub>prefill</sub>（秒）"),
                        T("T<sub>prefill</sub>", "T<sub>prefill</sub>"), U["s"], log=True, hoverformat=".3~g"),
@@ -138,23 +138,23 @@ def batch_spec(accel=None, model=None, precision: str = REFERENCE_PRECISION, *, 
     step = np.array([batched_step_time(n, b, bw, peak, v).to("second").magnitude for v in batch]) * 1e3
     floor_ms = decode_time_per_token(n, b, bw).to("second").magnitude * 1e3
     comp = batch * prefill_time_per_token(n, peak).to("second").magnitude * 1e3
-    panel = Panel(Axis(T("Batch size B (streams)", "批大小 B（条流）"), T("B", "B"), U["streams"], log=True,
+    panel = Panel(Axis(T("Batch size B (streams)", "批大小 B（流数）"), T("B", "B"), U["streams"], log=True,
                        hoverformat=",.0f"),
-                  Axis(T("Step time t<sub>step</sub> (ms)", "单步时间 t<sub>step</sub>（毫秒）"),
+                  Axis(T("Step time t<sub>step</sub> (ms)", "单步耗时 t<sub>step</sub>（毫秒）"),
                        T("t<sub>step</sub>", "t<sub>step</sub>"), U["ms"], log=True,
                        range=(floor_ms / 3, float(step.max()) * 2), hoverformat=",.3~g"),
                   legend="upper left")
     series = [
-        Series("step", "line", _f(batch), _f(step), T("Step time t<sub>step</sub>(B)", "单步时间 t<sub>step</sub>(B)"),
+        Series("step", "line", _f(batch), _f(step), T("Step time t<sub>step</sub>(B)", "单步耗时 t<sub>step</sub>(B)"),
                _COLORS["total"], width=2.2),
         Series("compute", "line", _f(batch), _f(comp), T("Compute term 2NB/π", "计算项 2NB/π"), _COLORS["comp"],
                dash="dash", width=1.2),
         Series("turn", "markers", [b_star], [floor_ms],
-               T(f"Compute-bound batch B* = πb/2β = {b_star:,.0f}", f"计算受限批大小 B* = πb/2β = {b_star:,.0f}"),
-               _COLORS["mark"], size=9, labels=[T("Compute-bound batch B*", "计算受限批大小 B*")]),
+               T(f"Compute-bound batch B* = πb/2β = {b_star:,.0f}", f"受计算限制的批大小 B* = πb/2β = {b_star:,.0f}"),
+               _COLORS["mark"], size=9, labels=[T("Compute-bound batch B*", "受计算限制的批大小 B*")]),
     ]
     lines = [RefLine("floor", "y", floor_ms, _COLORS["mem"], "dash", 1.2,
-                     T("Memory floor Nb/β", "内存下限 Nb/β")),
+                     T("Memory floor Nb/β", "受内存带宽限制的下限 Nb/β")),
              RefLine("turn_line", "x", b_star, _COLORS["grey"], "dot", 1.0)]
     data = {"batch": batch, "step_ms": step, "floor_ms": floor_ms, "compute_ms": comp,
             "compute_bound_batch": b_star, "accelerator": a.name, "model": m.name, "precision": precision}
@@ -212,7 +212,7 @@ def queueing_spec(ca2: float = KNEE_CA2, cs2: float = KNEE_CS2, *, marks=KNEE_MA
     series = [
         Series("wait", "line", _f(rho), _f(wait),
                T(f"Kingman, c<sub>a</sub>² = {ca2:g}, c<sub>s</sub>² = {cs2:g}",
-                 f"Kingman 近似，c<sub>a</sub>² = {ca2:g}，c<sub>s</sub>² = {cs2:g}"), _COLORS["total"], width=2.2),
+                 f"金曼近似，c<sub>a</sub>² = {ca2:g}，c<sub>s</sub>² = {cs2:g}"), _COLORS["total"], width=2.2),
         Series("marks", "markers", [float(r) for r in marks], [float(w) for w in mark_w],
                T("Utilizations quoted in the text", "正文引用的利用率"), _COLORS["mark"], size=9,
                labels=[T(f"ρ = {r:.0%}", f"ρ = {r:.0%}") for r in marks], text=[f"{w:.1f}" for w in mark_w]),

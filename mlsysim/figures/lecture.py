@@ -13,8 +13,8 @@ def _seconds(x) -> float:
 
 
 #: the lecture's interception types in Chinese (a row label not listed here stays as given)
-ROW_LABELS_ZH = {"in-process": "进程内", "file read": "读文件", "index lookup": "索引查询", "warm sandbox": "热沙箱",
-                 "cold sandbox": "冷沙箱", "web/API": "网页/API", "sub-agent": "子智能体", "human turn": "人类回合"}
+ROW_LABELS_ZH = {"in-process": "进程内", "file read": "读取本地文件", "index lookup": "索引查询", "warm sandbox": "热沙箱",
+                 "cold sandbox": "冷沙箱", "web/API": "网页/API", "sub-agent": "子智能体", "human turn": "人工回合"}
 
 
 def policy_map_spec(t_swap, t_star, rows, stall=None) -> FigureSpec:
@@ -44,9 +44,9 @@ def policy_map_spec(t_swap, t_star, rows, stall=None) -> FigureSpec:
                      labels=[lab2(lab) for lab, _, _ in spans], base=lefts)]
     bands = [Band("keep", x_min, a, _COLORS["band_keep"]), Band("swap", a, b, _COLORS["band_swap"]),
              Band("discard", b, x_max, _COLORS["band_discard"])]
-    lines = [RefLine("t_swap", "x", a, _COLORS["keep"], "solid", 2.0, T("keep | swap break-even", "保留 | 换出 盈亏平衡点")),
+    lines = [RefLine("t_swap", "x", a, _COLORS["keep"], "solid", 2.0, T("keep | swap break-even", "保留与换出的盈亏平衡点")),
              RefLine("t_star", "x", b, _COLORS["discard"], "solid", 2.0,
-                     T("swap | discard break-even", "换出 | 丢弃 盈亏平衡点"))]
+                     T("swap | discard break-even", "换出与丢弃的盈亏平衡点"))]
     notes = [Note("keep_swap", a, n - 0.35, T("keep | swap", "保留 | 换出"), _COLORS["keep"], dy=4),
              Note("swap_discard", b, n - 0.35, T("swap | discard", "换出 | 丢弃"), _COLORS["discard"], dy=4)]
     for (lab, lo, hi), y in zip(spans, ys):
@@ -54,8 +54,8 @@ def policy_map_spec(t_swap, t_star, rows, stall=None) -> FigureSpec:
             notes.append(Note(f"open_{y}", x_max, y, T("", ""), _COLORS["dark"], arrow_from=(x_max / 3, y)))
     if stall is not None:
         s = _seconds(stall)
-        lines.append(RefLine("stall", "x", s, _COLORS["black"], "dash", 1.0, T("standing stall", "常设会话的停顿")))
-        notes.append(Note("stall_note", s, -0.9, T("standing stall", "常设会话的停顿"), _COLORS["black"], dy=-4))
+        lines.append(RefLine("stall", "x", s, _COLORS["black"], "dash", 1.0, T("standing stall", "示例会话的停顿")))
+        notes.append(Note("stall_note", s, -0.9, T("standing stall", "示例会话的停顿"), _COLORS["black"], dy=-4))
     data = {"t_swap": a, "t_star": b, "rows": spans, "stall": None if stall is None else _seconds(stall),
             "x_range": (x_min, x_max)}
     return FigureSpec("lec19-policy-map", [panel], series, lines, bands, notes, size=(7.5, 4.2), data=data)
@@ -79,10 +79,10 @@ def overcommit_spec(resident, link_bandwidth, bytes_per_task, durations, crossov
                        hoverformat=".3f"),
                   legend="upper right")
     series = [
-        Series("resident", "line", _f(t), _f(x_res), T("Resident-only admission, B / T", "仅常驻准入，B / T"),
+        Series("resident", "line", _f(t), _f(x_res), T("Resident-only admission, B / T", "仅驻留准入，B / T"),
                _COLORS["dark"], width=2.0),
-        Series("swap", "line", _f(t), _f(x_swap), T("Swap-bound overcommit, β / 2nK", "换出受限超额准入，β / 2nK"),
-               _COLORS["keep"], width=2.0, fill_to="resident", fill_name=T("Overcommit pays", "超额准入划算"),
+        Series("swap", "line", _f(t), _f(x_swap), T("Swap-bound overcommit, β / 2nK", "受换出限制的超额分配，β / 2nK"),
+               _COLORS["keep"], width=2.0, fill_to="resident", fill_name=T("Overcommit pays", "超额分配划算"),
                fill_color=_COLORS["fill"]),
     ]
     notes, lines = [], []
@@ -92,7 +92,7 @@ def overcommit_spec(resident, link_bandwidth, bytes_per_task, durations, crossov
         notes.append(Note("crossover_note", c * 1.05, bw / per * 1.35, T("crossover", "交叉点"), _COLORS["discard"],
                           anchor="left", arrow_from=None))
     if marks:
-        labs = [lab if isinstance(lab, dict) else T(lab, {"standing session": "常设会话"}.get(lab, lab))
+        labs = [lab if isinstance(lab, dict) else T(lab, {"standing session": "示例会话"}.get(lab, lab))
                 for lab, _ in marks]
         xs = [_seconds(d) for _, d in marks]
         series.append(Series("marks", "markers", xs, [resident / x for x in xs], None, _COLORS["black"], size=7,

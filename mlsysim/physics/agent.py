@@ -24,7 +24,7 @@ def _bytes(x, name):
     return need(x, "byte", name).to("byte")
 
 
-# ---------------------------------------------------------------- the duty cycle (§19.1)
+# ---------------------------------------------------------------- the duty cycle (sec-lec19-duty-cycle)
 
 def duty_cycle(t_model, t_tool) -> float:
     """d = T_model / (T_model + T_tool) (eq-lec19-duty-cycle): the share of a session that generates."""
@@ -41,7 +41,7 @@ def amdahl_saving(fraction, speedup) -> float:
     return p * (1 - 1 / s)
 
 
-# ---------------------------------------------------------------- what a stalled session holds (§19.2)
+# ---------------------------------------------------------------- what a stalled session holds (sec-lec19-currencies)
 
 def kv_share(session_bytes, kv_budget) -> float:
     """f = K / B_kv: the share of the card's KV budget one session holds."""
@@ -87,7 +87,7 @@ def prefill_flops_session(params, layers, width, seq_len):
     return Q_(s * (2 * n + 4 * layers * width * s), "flop")
 
 
-# ---------------------------------------------------------------- the three fates (§19.3)
+# ---------------------------------------------------------------- the three fates (sec-lec19-fates)
 
 def keep_price(share, stall):
     """Keep: f · T card-seconds of KV capacity held idle (eq-lec19-prices)."""
@@ -129,7 +129,7 @@ def keep_discard_break_even_session(context_tokens, t_prefill_per_token, session
 
 
 def stall_fate(stall, t_swap, t_star, pcie_contended: bool = False) -> str:
-    """The §19.3 policy: keep below T_swap; swap between; past T* swap, or discard if PCIe is contended."""
+    """The stall policy (tbl-lec19-policy): keep below T_swap; swap between; past T* swap, or discard if PCIe is contended."""
     s, a, b = _sec(stall, "stall"), _sec(t_swap, "t_swap"), _sec(t_star, "t_star")
     if not a < b:
         raise ValueError(f"the policy needs T_swap < T*, got {a:~} and {b:~}")
@@ -140,7 +140,7 @@ def stall_fate(stall, t_swap, t_star, pcie_contended: bool = False) -> str:
     return "discard"
 
 
-# ---------------------------------------------------------------- the tail (§19.4, exercise 2)
+# ---------------------------------------------------------------- the tail (sec-lec19-taxonomy, exercise 2)
 
 def stall_mixture_mean(weights, stalls):
     """E[T] = Σ w_i T_i / Σ w_i (eq-lec19-tail): the mean of a stall mixture (weights are counts or shares)."""
@@ -160,7 +160,7 @@ def keep_bill_share(weights, stalls, index: int) -> float:
     return ws[index] * ts[index] / total
 
 
-# ---------------------------------------------------------------- the sandbox (§19.5)
+# ---------------------------------------------------------------- the sandbox (sec-lec19-sandbox)
 
 def tool_call_rate(sessions, calls_per_task, task_duration):
     """λ = N · n / T_task: tool calls per second from N concurrent sessions (eq-lec19-sandbox)."""
@@ -178,7 +178,7 @@ def pool_cover_time(pool_size, call_rate):
     return (number(pool_size, "pool_size") / need(call_rate, "1/second", "call_rate")).to("second")
 
 
-# ---------------------------------------------------------------- overcommit (§19.6)
+# ---------------------------------------------------------------- overcommit (sec-lec19-overcommit)
 
 def swap_bytes_per_task(stalls_per_task, session_bytes):
     """2 n K: bytes a task moves over PCIe when every stall is swapped out and back."""
@@ -253,7 +253,7 @@ def discard_overcommit_gpu_load(sessions, stalls_per_task, task_duration, re_pre
 
 
 def stall_adjusted_footprint(duty, session_bytes):
-    """d · K: the HBM an admitted session needs on average once stalls are swapped (§19.8)."""
+    """d · K: the HBM an admitted session needs on average once stalls are swapped (sec-lec19-admission)."""
     return (number(duty, "duty") * _bytes(session_bytes, "session_bytes")).to("byte")
 
 

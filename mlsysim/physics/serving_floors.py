@@ -10,10 +10,28 @@ Symbols: N parameters, b bytes per parameter, m bytes of keys and values per tok
 β and π one accelerator's memory bandwidth and peak rate at the weight precision, n accelerators,
 L layers, d model width, S_in and S_out prompt and output tokens, B streams per pass.
 
-Every function returns a LOWER bound on time (an upper bound on throughput): it counts only the
-weights, the attention state and the arithmetic the model cannot avoid, at full bandwidth and peak
-on every accelerator, with one token per stream per pass (no speculative decoding). N b counts the
-input embedding table, of which a decode step reads one row (1.5 % of a 70B Llama's weights).
+The floors the appendix prints (``tp_decode_floor`` … ``throughput_ceiling``) follow its equations and
+are a little HIGH, so not strict lower bounds: they count 2N operations per token, including the input
+embedding (a table lookup, no multiply) and the output projection at every prompt position (only the
+last one's logits are needed); they read the whole embedding table on every pass (a step needs one row
+per stream); and they take the published parameter count, which can round up (70.6e9 for a geometry of
+70,553,706,496). For a 70B Llama that is about 1.5 % on a decode floor and 3 % on a prefill floor.
+
+The ``strict_*`` functions leave all of that out and are true lower bounds, at full bandwidth and peak
+on every accelerator, with one token per stream per pass (no speculative decoding): with N the exact
+parameter count (the geometry's where the published one rounds up) and E = V·d the embedding table
+(the output projection, untied, has as many weights),
+
+- a decode step reads (N − E) b bytes of weights and performs 2(N − E) operations per stream, and reads
+  the stream's keys and values for S̄ − 1 earlier tokens (its own are computed, not read);
+- a prefill of S tokens performs 2(N − 2E) S + 2E + 2 L d S² operations (the output projection once;
+  causal attention, Σ 4 L d s over s = 1 … S, is at least 2 L d S²) and reads (N − E) b bytes;
+- a batch adds these up per request over its S_in + S_out − 1 tokens through the layers and its S_out
+  output projections, and reads (N − E) b bytes per pass.
+
+:func:`floor_margin` is how far a printed floor sits above its strict bound (floor / strict − 1, or
+strict ceiling / ceiling − 1): the build calls a measurement physically impossible only when it beats
+the strict bound.
 """
 from __future__ import annotations
 
@@ -146,5 +164,106 @@ def throughput_ceiling(params, bytes_per_param, kv_bytes_per_token, layers, widt
     return min(comp, mem)
 
 
+# ───────────────────────────── strict lower bounds ─────────────────────────────
+
+def _strict_params(params, embedding_params):
+    n, e = number(params, "params"), number(embedding_params, "embedding_params")
+    if not 0 <= 2 * e < n:
+        raise ValueError(f"need 0 <= 2 x embedding_params < params, got {e:g} and {n:g}")
+    return n, e
+
+
+def strict_decode_floor(params, embedding_params, bytes_per_param, kv_bytes_per_token, bandwidth, peak,
+                        accelerators, input_tokens, output_tokens):
+    """Strict per-token decode floor of one stream on n accelerators:
+
+        t_decode ≥ max( ((N − E) b + m (S̄ − 1)) / (n β),  2 (N − E) / (n π) )
+
+    (the embedding table is not streamed; the new token's own keys and values are not read)."""
+    bw, pk = _rates(bandwidth, peak, accelerators)
+    n_p, e = _strict_params(params, embedding_params)
+    s_bar = mean_decode_context(input_tokens, output_tokens)
+    bytes_ = (n_p - e) * need(bytes_per_param, "byte", "bytes_per_param") + \
+        max(s_bar - 1, 0) * need(kv_bytes_per_token, "byte", "kv_bytes_per_token")
+    return max((bytes_ / bw).to("second"), (2 * (n_p - e) * Q_(1, "flop") / pk).to("second"))
+
+
+def strict_prefill_flops(params, embedding_params, layers, width, seq_len):
+    """2 (N − 2E) S + 2E + 2 L d S²: the layers for every prompt token, the output projection once."""
+    n_p, e = _strict_params(params, embedding_params)
+    s = number(seq_len, "seq_len")
+    return Q_(2 * (n_p - 2 * e) * s + 2 * e + 2 * layers * width * s * s, "flop")
+
+
+def strict_prefill_floor(params, embedding_params, bytes_per_param, layers, width, bandwidth, peak, accelerators,
+                         input_tokens):
+    """Strict time-to-first-token floor: max( strict prefill flops / (n π),  (N − E) b / (n β) )."""
+    bw, pk = _rates(bandwidth, peak, accelerators)
+    n_p, e = _strict_params(params, embedding_params)
+    comp = (strict_prefill_flops(n_p, e, layers, width, input_tokens) / pk).to("second")
+    mem = ((n_p - e) * need(bytes_per_param, "byte", "bytes_per_param") / bw).to("second")
+    return max(comp, mem)
+
+
+def strict_batch_flops(params, embedding_params, layers, width, input_tokens, output_tokens, batch=1):
+    """B (2 (N − 2E) T + 2E S_out + 2 L d T²), T = S_in + S_out − 1 tokens through the layers per request."""
+    n_p, e = _strict_params(params, embedding_params)
+    s_in, s_out = _lengths(input_tokens, output_tokens)
+    t = s_in + s_out - 1
+    return number(batch, "batch") * Q_(2 * (n_p - 2 * e) * t + 2 * e * s_out + 2 * layers * width * t * t, "flop")
+
+
+def strict_batch_bytes(params, embedding_params, bytes_per_param, kv_bytes_per_token, input_tokens, output_tokens,
+                       batch=1):
+    """S_out (N − E) b + B m (S_out − 1)(S̄ − 1): the weights but the embedding table once per pass, and each
+    decode step's reads of the earlier keys and values of every stream."""
+    n_p, e = _strict_params(params, embedding_params)
+    s_in, s_out = _lengths(input_tokens, output_tokens)
+    w = s_out * (n_p - e) * need(bytes_per_param, "byte", "bytes_per_param")
+    kv = number(batch, "batch") * (s_out - 1) * max(mean_decode_context(s_in, s_out) - 1, 0) * \
+        need(kv_bytes_per_token, "byte", "kv_bytes_per_token")
+    return (w + kv).to("byte")
+
+
+def strict_batch_time_floor(params, embedding_params, bytes_per_param, kv_bytes_per_token, layers, width, bandwidth,
+                            peak, accelerators, input_tokens, output_tokens, batch=1):
+    """Strict floor on the time to serve B requests together: max( F / (n π), M / (n β) ), strict F and M."""
+    bw, pk = _rates(bandwidth, peak, accelerators)
+    f = strict_batch_flops(params, embedding_params, layers, width, input_tokens, output_tokens, batch)
+    m = strict_batch_bytes(params, embedding_params, bytes_per_param, kv_bytes_per_token, input_tokens,
+                           output_tokens, batch)
+    return max((f / pk).to("second"), (m / bw).to("second"))
+
+
+def strict_throughput_ceiling(params, embedding_params, bytes_per_param, kv_bytes_per_token, layers, width,
+                              bandwidth, peak, accelerators, input_tokens, output_tokens, batch=None):
+    """Strict ceiling on output tokens per second: B S_out / strict T(B); ``batch=None`` takes B → ∞."""
+    bw, pk = _rates(bandwidth, peak, accelerators)
+    s_in, s_out = _lengths(input_tokens, output_tokens)
+    f1 = strict_batch_flops(params, embedding_params, layers, width, s_in, s_out, 1)
+    comp = (pk * s_out / f1).to("1/second")
+    if batch is None:
+        kv = need(kv_bytes_per_token, "byte", "kv_bytes_per_token") * (s_out - 1) * \
+            max(mean_decode_context(s_in, s_out) - 1, 0)
+        mem = (bw * s_out / kv).to("1/second") if kv.magnitude > 0 else Q_(math.inf, "1/second")
+    else:
+        b = number(batch, "batch")
+        if b < 1:
+            raise ValueError(f"batch must be at least 1, got {b:g}")
+        mem = (b * s_out * bw / strict_batch_bytes(params, embedding_params, bytes_per_param, kv_bytes_per_token,
+                                                   s_in, s_out, b)).to("1/second")
+    return min(comp, mem)
+
+
+def floor_margin(floor, strict, kind: str = "time") -> float:
+    """How far a printed floor sits above its strict bound: floor/strict − 1 for a time, strict/ceiling − 1
+    for a throughput ceiling (``kind="rate"``). Never negative for the functions of this module."""
+    a, b = (floor, strict) if kind == "time" else (strict, floor)
+    unit = "second" if kind == "time" else "1/second"
+    return float(a.to(unit).magnitude / b.to(unit).magnitude - 1)
+
+
 __all__ = ["mean_decode_context", "tp_decode_floor", "tp_prefill_floor", "batch_flops", "batch_bytes",
-           "batch_time_floor", "batch_intensity", "throughput_ceiling"]
+           "batch_time_floor", "batch_intensity", "throughput_ceiling", "strict_decode_floor",
+           "strict_prefill_flops", "strict_prefill_floor", "strict_batch_flops", "strict_batch_bytes",
+           "strict_batch_time_floor", "strict_throughput_ceiling", "floor_margin"]

@@ -1,0 +1,84 @@
+"""Every source that points at a page which changes names the edition the book read, and the rendered
+reference list prints it.
+
+A benchmark page replaced with every release, a vendor product page, a model card or an arXiv listing
+that gains versions is a changing page. mlsysim/data/sources.toml names the edition in each note
+("Edition: ..."); references.bib names it in a field the reference list prints (``edition``), or in a
+versioned identifier (arXiv ``...vN``). URLs are ``url`` fields, never ``howpublished`` (which the
+reference list capitalises as a sentence: "Https://").
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import tomllib
+
+import pytest
+
+from parity import ROOT
+
+
+def _bib_entries() -> dict[str, dict[str, str]]:
+    text = (ROOT / "references.bib").read_text(encoding="utf-8")
+    out = {}
+    for m in re.finditer(r"@(\w+)\{([^,]+),(.*?)\n\}", text, re.S):
+        fields = dict((k.lower(), v.strip()) for k, v in re.findall(r"^\s*(\w+)\s*=\s*\{(.*)\},?\s*$", m.group(3), re.M))
+        out[m.group(2).strip()] = {"type": m.group(1).lower(), **fields}
+    return out
+
+
+BIB = _bib_entries()
+
+
+def test_the_bibliography_was_read():
+    assert {"nvidia2025nimbench", "nvidia2025trtllmperf", "amd2025rocmperf", "sui2026paste"} <= set(BIB)
+
+
+@pytest.mark.parametrize("key", sorted(BIB))
+def test_no_url_in_howpublished(key):
+    assert "http" not in BIB[key].get("howpublished", "").lower(), key
+
+
+@pytest.mark.parametrize("key", sorted(k for k, e in BIB.items() if e.get("archiveprefix") == "arXiv"))
+def test_a_preprint_names_its_version(key):
+    assert re.fullmatch(r"\d{4}\.\d{4,5}v\d+", BIB[key]["eprint"]), BIB[key]["eprint"]
+
+
+@pytest.mark.parametrize("key", sorted(k for k, e in BIB.items()
+                                       if e["type"] == "misc" and "url" in e and "archiveprefix" not in e))
+def test_a_web_source_names_its_edition(key):
+    assert BIB[key].get("edition"), key
+
+
+def test_the_pinned_editions_are_the_registry_s():
+    """The bibliography and sources.toml pin the same editions (the commit, the container tag)."""
+    sources = tomllib.loads((ROOT / "mlsysim" / "data" / "sources.toml").read_text(encoding="utf-8"))
+    trt = sources["nvidia-trtllm-perf-overview"]
+    assert BIB["nvidia2025trtllmperf"]["url"] == trt["url"]
+    assert "00f37686aa854010d68bcbd0f4ab000221541ca6" in BIB["nvidia2025trtllmperf"]["edition"]
+    assert "rocm6.4.1\\_vllm\\_0.10.1\\_20250909" in BIB["amd2025rocmperf"]["edition"]
+    assert BIB["amd2025rocmperf"]["url"] == sources["amd-rocm-performance-results"]["url"]
+    assert "NIM 1.8.0" in BIB["nvidia2025nimbench"]["edition"]
+    assert BIB["sui2026paste"]["eprint"] == "2603.18897v2"   # the version whose title and 43.5 % the book quotes
+
+
+def test_every_registry_source_names_its_edition():
+    sources = tomllib.loads((ROOT / "mlsysim" / "data" / "sources.toml").read_text(encoding="utf-8"))
+    missing = [k for k, s in sources.items() if "Edition:" not in s.get("note", "")]
+    assert not missing, missing
+
+
+def test_the_rendered_reference_list_prints_the_editions_in_lowercase_urls():
+    """Run pandoc's citeproc as the build does (default style, both languages) on every entry."""
+    import os
+    import pypandoc   # the build's pandoc (pip package pypandoc-binary), unless PANDOC names another
+    pandoc = os.environ.get("PANDOC") or pypandoc.get_pandoc_path()
+    md = '---\nnocite: "@*"\n---\n'
+    for lang in ("en-US", "zh-CN"):
+        out = subprocess.run([pandoc, "--citeproc", "--bibliography", str(ROOT / "references.bib"),
+                              "-M", f"lang={lang}", "-t", "plain", "--wrap=none"], input=md.encode(),
+                             capture_output=True, check=True).stdout.decode()
+        assert "Https://" not in out and "https://github.com/NVIDIA/TensorRT-LLM/blob/00f37686" in out
+        assert "rocm6.4.1_vllm_0.10.1_20250909" in out and "NIM 1.8.0" in out
+        assert "arXiv:2603.18897v2" in out
+        assert not re.search(r"\d{4}年?[a-z]\.", out), "two entries collide and need a disambiguating letter"
