@@ -65,8 +65,17 @@ def browser():
         b.close()
 
 
-SOURCES_IGNORE = shutil.ignore_patterns(".git", "_book", "_build", "tests", "bench", ".pytest_cache", ".hypothesis",
-                                        "__pycache__", ".benchmarks", "figures", ".ci", "scripts", ".venv")
+_IGNORED = shutil.ignore_patterns(".git", "_book", "_build", "tests", "bench", ".pytest_cache", ".hypothesis",
+                                  "__pycache__", ".benchmarks", ".ci", "scripts", ".venv")
+
+
+def SOURCES_IGNORE(folder, names):
+    """What a copy of the book's sources leaves out: build products, tests, tools; the figures the build
+    writes (figures/ at the top and beside the chapters), never a package's figures/ (mlsysim/figures)."""
+    out = set(_IGNORED(folder, names))
+    if "figures" in names and not (Path(folder) / "figures" / "__init__.py").is_file():
+        out.add("figures")
+    return out
 
 
 def render_copy(dest: Path, *args: str) -> Path:

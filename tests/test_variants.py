@@ -74,3 +74,34 @@ def test_the_page_data_keeps_only_what_differs_from_the_reference(tmp_path):
     assert data["choices"]["H100|Llama3_1_70B"]["v"] == [None, None]
     b = data["choices"]["B200|Llama3_1_70B"]
     assert b["v"][1] == Hardware.Cloud.B200.display_name and b["failed"][0]["protects"] == ["R.bw_str"]
+
+
+REF_ONLY = """# Sizes
+
+```{python}
+#| label: calc-size
+from mlsysim import *
+from mlsysim.scenario import reference
+
+class S:
+    honest_str = reference_only(fmt_int(reference().model.layers))            # how the chapters word the reference
+    leaky_str = reference_only(fmt_int(reference_scenario().model.layers))    # follows the choice: a bug
+```
+"""
+
+
+def test_a_reference_only_value_is_never_swapped_and_may_not_follow_the_choice(tmp_path):
+    import pytest
+    from bookbuild.book.variants import ReferenceOnlyError
+    (tmp_path / "s.qmd").write_text(REF_ONLY, encoding="utf-8")
+    d, o = parse("s.qmd", tmp_path), opts(tmp_path)
+    results = [one_choice(d, o, {"accelerator": "H100", "model": m}, "fp8") for m in ("Llama3_1_70B", "Llama3_8B")]
+    assert results[1]["reference_only"] == ["S.honest_str", "S.leaky_str"]
+    reference = {"S.honest_str": "80", "S.leaky_str": "80"}
+    with pytest.raises(ReferenceOnlyError, match=r"S.leaky_str is declared reference-only .* reads '32' for H100 / Llama3_8B"):
+        compact(results, reference)
+    for r in results:
+        del r["values"]["S.leaky_str"]
+        r["reference_only"].remove("S.leaky_str")
+    data = compact(results, reference)
+    assert data["attrs"] == []          # nothing to swap: the page keeps the reference's words

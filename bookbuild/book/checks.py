@@ -3,14 +3,18 @@
 - ``lint``: no typed number in the prose, inline expressions are attribute reads outside math and
   captions (:mod:`.lint`), over every source file of the books being built, each once;
 - ``unused``: every ``*_str`` a cell defines is quoted somewhere (:mod:`.unused`);
-- ``translations``: the drift guard and the glossary (:mod:`.translation`).
+- ``translations``: the drift guard (:mod:`.translation`);
+- ``typography``: the glossary's terms and the typography rules in every Chinese string a reader sees
+  (:mod:`.typography`).
 """
 from __future__ import annotations
 
 from ..checks import Check, CheckContext
 from ..errors import BuildError
+from . import typography as T
+from .hooks import library_dirs
 from .lint import lint_text, load_allowlist
-from .translation import check_translations, localized_values
+from .translation import check_translations, load_glossary, localized_values
 from .unused import unused_strs
 
 
@@ -38,4 +42,29 @@ def translations(ctx: CheckContext) -> list[BuildError]:
     return check_translations(ctx.root, ctx.all_books, ctx.text_of)
 
 
-BOOK_CHECKS = [Check("lint", lint), Check("unused", unused), Check("translations", translations)]
+def typography(ctx: CheckContext) -> list[BuildError]:
+    """Over the Chinese books' chapters (and the cells they include), the library's strings, the hover names."""
+    zh = [b for b in ctx.all_books if str(b.lang).lower().startswith("zh")]
+    if not zh:
+        return []
+    try:
+        terms, data = load_glossary(ctx.root), T.load(ctx.root)
+    except BuildError as e:
+        return [e]
+    texts, seen = [], set()
+    for book in zh:
+        for ch in book.chapters:
+            doc = ctx.documents.get(ch.path.as_posix())
+            for rel, sf in (doc.files.items() if doc else []):
+                if rel in seen:
+                    continue
+                seen.add(rel)
+                texts += T.chapter_texts(rel, sf.text) if rel == doc.path else \
+                    [t for c in doc.cells if c.body.file == rel for t in T.code_texts(rel, c.source, calls=())]
+    for lib in library_dirs(ctx.root):
+        texts += T.library_texts(lib)
+    return T.check(texts + T.name_texts(), data, terms)
+
+
+BOOK_CHECKS = [Check("lint", lint), Check("unused", unused), Check("translations", translations),
+               Check("typography", typography)]

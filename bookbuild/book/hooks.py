@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -117,11 +118,14 @@ class BookHooks(Hooks):
 def preload(root: Path, cache_folder: Path | None) -> None:
     """Import what every chapter imports, once, before the chapters' processes are forked; pyplot too
     (0.6 s) unless the figure cache already holds drawings."""
+    sys.path.insert(0, str(root))   # the project's own mlsysim, as the chapters import it
     try:   # matplotlib's font cache must be writable under any HOME, before matplotlib is first imported
         from mlsysim.cachedirs import use_writable_mplconfigdir
         use_writable_mplconfigdir([Path(cache_folder) / "matplotlib"] if cache_folder else [])
     except Exception:  # noqa: BLE001 - a broken registry is reported by the chapter that imports it
         pass
+    finally:
+        sys.path.remove(str(root))
     pool.preload(PRELOAD, root)
     drawn = cache_folder is not None and any((Path(cache_folder) / "mlsysim" / "figures").glob("*.svg"))
     try:
@@ -137,7 +141,6 @@ def library_dirs(root: Path) -> list[Path]:
     """Where the chapters' ``import mlsysim`` loads from (the project's own copy first, as the chapters
     see it with the project root first on ``sys.path``), without importing it."""
     import importlib.util
-    import sys
     out = []
     for name in LIBRARIES:
         loaded = sys.modules.get(name)

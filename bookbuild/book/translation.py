@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable
 import yaml
 
 from ..errors import BuildError
-from ..text import find_fences, front_matter_end, scan
+from ..text import find_fences, front_matter_end, line_of, line_starts, scan
 
 FRONT_KEY = "translation-of"
 GLOSSARY = Path("notes/glossary.toml")
@@ -281,21 +281,25 @@ def load_glossary(root: Path) -> list[Term]:
     return terms
 
 
+def term_hits(text: str, terms: list[Term]) -> list[tuple[int, str]]:
+    """Where ``text`` writes a variant of a glossary term: (position, the message's words). The glossary's
+    own form is never a variant, even when a variant is a substring of it."""
+    hits = []
+    for t in terms:
+        hidden = text.replace(t.zh, "\0" * len(t.zh))
+        for v in t.variants:
+            hits += [(m.start(), f"glossary: '{v}' is a variant of '{t.en}'; write '{t.zh}'")
+                     for m in re.finditer(re.escape(v), hidden)]
+    return hits
+
+
 def glossary_errors(text: str, relpath: str, terms: list[Term]) -> list[BuildError]:
     """A variant of a glossary term in the prose of a Chinese chapter (code, math, inline
     expressions, attributes and front matter are not prose)."""
     masked = scan(text).masked
-    starts = [0] + [m.end() for m in re.finditer("\n", masked)]
-    errors: list[BuildError] = []
-    for t in terms:
-        # the glossary's own form is never a variant, even when a variant is a substring of it
-        hidden = masked.replace(t.zh, "\0" * len(t.zh))
-        for v in t.variants:
-            for m in re.finditer(re.escape(v), hidden):
-                import bisect
-                line = bisect.bisect_right(starts, m.start())
-                errors.append(TranslationError(
-                    relpath, line, f"glossary: '{v}' is a variant of '{t.en}'; write '{t.zh}' ({GLOSSARY.as_posix()})"))
+    starts = line_starts(masked)
+    errors = [TranslationError(relpath, line_of(starts, pos), f"{words} ({GLOSSARY.as_posix()})")
+              for pos, words in term_hits(masked, terms)]
     return sorted(errors, key=lambda e: (e.line or 0, e.message))
 
 
@@ -312,24 +316,16 @@ def check_glossary(root: Path, chapter: Path, terms: list[Term] | None = None,
 
 def check_translations(root: Path, books: Iterable[Any], text_of: Callable[[str], str | None] | None = None
                        ) -> list[BuildError]:
-    """The drift guard on every chapter that declares ``translation-of`` and the glossary check on
-    every chapter of a Chinese book, once per file across ``books``."""
-    root = Path(root)
+    """The drift guard on every chapter that declares ``translation-of``, once per file across ``books``
+    (the glossary and typography of every Chinese string: :mod:`.typography`)."""
     errors: list[BuildError] = []
-    try:
-        terms = load_glossary(root)
-    except BuildError as e:
-        return [e]
-    seen: set[tuple[str, str]] = set()
+    seen: set[str] = set()
     for book in books:
         for ch in book.chapters:
             rel = Path(ch.path).as_posix()
-            if ("drift", rel) not in seen:
-                seen.add(("drift", rel))
+            if rel not in seen:
+                seen.add(rel)
                 errors += check_drift(root, Path(rel), text_of)
-            if str(book.lang).lower().startswith("zh") and ("glossary", rel) not in seen:
-                seen.add(("glossary", rel))
-                errors += check_glossary(root, Path(rel), terms, text_of)
     return errors
 
 

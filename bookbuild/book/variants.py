@@ -24,6 +24,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Callable
 
+from ..errors import BuildError
 from ..execute import CellTimeout, Hooks, RunOptions, Runner
 from ..source import Cell, Document
 
@@ -82,15 +83,18 @@ def _rel(file: str, root: Path) -> str:
         return file
 
 
-def class_strs(ns: dict) -> dict[str, str]:
-    """Every ``Cls.x_str`` string of the classes a chapter's cells defined."""
-    out = {}
+def class_strs(ns: dict) -> tuple[dict[str, str], list[str]]:
+    """Every ``Cls.x_str`` string of the classes a chapter's cells defined, and the names of those declared
+    reference-only (``mlsysim.fmt.reference_only``: they describe the reference, whatever the choice)."""
+    out, ref_only = {}, []
     for name, obj in list(ns.items()):
         if isinstance(obj, type) and getattr(obj, "__module__", "") == "__main__":
             for attr, v in vars(obj).items():
                 if attr.endswith("_str") and isinstance(v, str):
                     out[f"{name}.{attr}"] = str.__str__(v)
-    return out
+                    if getattr(v, "reference_only", False):
+                        ref_only.append(f"{name}.{attr}")
+    return out, ref_only
 
 
 def one_choice(doc: Document, opts: RunOptions, choice: dict[str, str], precision: str) -> dict[str, Any]:
@@ -110,7 +114,7 @@ def one_choice(doc: Document, opts: RunOptions, choice: dict[str, str], precisio
         else:
             res["error"] = " ".join(f"{type(e).__name__}: {e}".split())[:300]
         return res
-    res["values"] = class_strs(ns)
+    res["values"], res["reference_only"] = class_strs(ns)
     res["failed"] = [{"file": _rel(r["file"], opts.root), "line": r["line"], "message": r["message"],
                       "zh": r.get("zh", "")} for r in hooks.recorder.records if not r["passed"]]
     return res
@@ -128,13 +132,34 @@ def variant_job(doc: Document, opts: RunOptions, batch: list[dict[str, str]], *,
     return out
 
 
+class ReferenceOnlyError(BuildError):
+    """A value declared to describe the reference follows the reader's choice."""
+    kind = "reference-only"
+
+
+def check_reference_only(results: list[dict[str, Any]], reference: dict[str, str], ref_only: set[str]) -> None:
+    for a in sorted(ref_only):
+        for r in results:
+            got = r.get("values", {}).get(a)
+            if got is not None and a in reference and got != reference[a]:
+                c = r["choice"]
+                raise ReferenceOnlyError(None, None, f"{a} is declared reference-only (mlsysim.fmt.reference_only) but "
+                                         f"reads {got!r} for {c['accelerator']} / {c['model']} where the reference "
+                                         f"reads {reference[a]!r}: compute it from mlsysim.scenario.reference()")
+
+
 def compact(results: list[dict[str, Any]], reference: dict[str, str],
             guard_map: list[dict] | None = None) -> dict[str, Any]:
     """The page's data: attribute names once, each choice's values as a list (null where equal to the
     reference text, which the page already shows), failed guards with the ``*_str`` they protect
     (``guard_map``: :func:`.provenance.guard_targets` of the reference run), errors; and the
-    accelerators and models to offer, with their names as the registry displays them."""
-    attrs = sorted({a for r in results for a in r.get("values", {})})
+    accelerators and models to offer, with their names as the registry displays them.
+
+    A value declared reference-only is never in the page's data (the page never swaps it), and one that
+    differs from the reference text for any choice is refused: :class:`ReferenceOnlyError`."""
+    ref_only = {a for r in results for a in r.get("reference_only", [])}
+    check_reference_only(results, reference, ref_only)
+    attrs = sorted({a for r in results for a in r.get("values", {})} - ref_only)
     protects = {(g.get("file"), g.get("line")): g.get("protects", []) for g in (guard_map or [])}
     accels: dict[str, str] = {}
     models: dict[str, str] = {}

@@ -1,0 +1,140 @@
+"""The Chinese book's terms and typography, in every Chinese string a reader sees, not only prose.
+
+The data is ``notes/glossary.toml``: ``[terms]`` (one Chinese form per term and the variants to refuse),
+``[typography]`` (one percent style, full-width brackets, no untranslated words, Chinese clock times,
+亿 for large counts, no colliding citation years) and ``[titles]`` (other chapters' Chinese titles,
+only ever inside 《…》). The strings: the Chinese chapters' prose, captions, alt text and tables; every
+Chinese figure label (``mlsysim/figures``); the measurements table; the explorer; the hover names
+(``provenance_names.toml``); the guards' Chinese messages (``zh=`` in the cells). Each finding is one
+line naming the file and line.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import BuildError
+from ..text import line_of, line_starts, scan
+from .translation import GLOSSARY, Term, TranslationError, term_hits
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+RULES = ("percent_forbidden", "brackets_forbidden", "untranslated_forbidden", "time_forbidden",
+         "number_units_forbidden", "citation_forbidden")
+NAMES_FILE = Path(__file__).with_name("provenance_names.toml")
+
+
+@dataclass(frozen=True)
+class Text:
+    """A string a reader sees, and where it is written."""
+    file: str
+    line: int
+    text: str
+
+
+def load(root: Path) -> dict:
+    p = Path(root) / GLOSSARY
+    return tomllib.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
+
+
+def chapter_texts(rel: str, text: str) -> list[Text]:
+    """A chapter's prose, captions and tables as a reader reads them, line by line; an inline value keeps
+    a backtick (the percent rule reads "`x` %")."""
+    sc = scan(text)
+    buf = list(sc.masked)
+    starts = line_starts(text)
+    for ip in sc.inline:   # the value's place: one backtick where the expression was
+        a = starts[ip.line - 1] + ip.col
+        b = text.index("`", text.index("{python}", a)) + 1
+        buf[a] = "`"
+        buf[a + 1:b] = ["\x01"] * (b - a - 1)
+    masked = "".join(buf).replace("\x01", "")
+    return [Text(rel, i, ln) for i, ln in enumerate(masked.split("\n"), start=1) if CJK.search(ln) or "`" in ln]
+
+
+def _literal(node) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+    return None
+
+
+def code_texts(rel: str, source: str, calls: tuple[str, ...] = ("T",)) -> list[Text]:
+    """Chinese literals of Python code: second arguments of ``T(en, zh)``, ``zh=`` keywords, values of
+    ``*_ZH`` dicts (the constant parts of f-strings)."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            if name in calls and len(node.args) >= 2 and _literal(node.args[1]) is not None:
+                out.append(Text(rel, node.lineno, _literal(node.args[1])))
+            out += [Text(rel, node.lineno, _literal(kw.value)) for kw in node.keywords
+                    if kw.arg == "zh" and _literal(kw.value) is not None]
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "").endswith("_ZH") for t in node.targets):
+            out += [Text(rel, v.lineno, _literal(v)) for v in getattr(node.value, "values", []) if _literal(v) is not None]
+    return [t for t in out if CJK.search(t.text)]
+
+
+def _strings(obj) -> Iterator[str]:
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from _strings(v)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from _strings(v)
+
+
+def library_texts(lib: Path) -> list[Text]:
+    """The library's Chinese strings: figure labels, the measurements table, the explorer."""
+    out = []
+    for f in sorted((lib / "figures").glob("*.py")):
+        out += code_texts(f"{lib.name}/figures/{f.name}", f.read_text(encoding="utf-8"))
+    from mlsysim.explorer import TEXT
+    from mlsysim.measurements import TABLE_TEXT, table_markdown
+    out += [Text(f"{lib.name}/measurements.py", 1, s) for s in _strings(TABLE_TEXT["zh"])]
+    out += [Text(f"{lib.name}/measurements.py", 1, re.sub(r"\[@[^\]]+\]", " ", table_markdown(lang="zh")))]
+    out += [Text(f"{lib.name}/explorer.py", 1, s) for s in _strings(TEXT["zh"])]
+    return [t for t in out if CJK.search(t.text)]
+
+
+def name_texts() -> list[Text]:
+    names = tomllib.loads(NAMES_FILE.read_text(encoding="utf-8")).get("names", {})
+    rel = "bookbuild/book/provenance_names.toml"
+    return [Text(rel, 1, e["zh"]) for cls in names.values() for e in cls.values() if isinstance(e, dict) and "zh" in e]
+
+
+def typography_hits(text: str, typo: dict) -> list[str]:
+    hits = []
+    for key in RULES:
+        for pat in typo.get(key, []):
+            for m in re.finditer(pat, text):
+                hits.append(f"typography ({key[:-len('_forbidden')]}): {text[max(0, m.start() - 12):m.end() + 12].strip()!r}")
+    return hits
+
+
+def title_hits(text: str, titles: dict) -> list[str]:
+    """Another chapter's Chinese title outside 《…》."""
+    hits = []
+    for zh in titles.values():
+        for m in re.finditer(re.escape(zh), text):
+            if not (text[:m.start()].endswith("《") and text[m.end():].startswith("》")):
+                hits.append(f"typography (title): '{zh}' is another chapter's title: write 《{zh}》")
+    return hits
+
+
+def check(texts: list[Text], data: dict, terms: list[Term]) -> list[BuildError]:
+    errors: list[BuildError] = []
+    for t in texts:
+        for h in ([w for _, w in term_hits(t.text, terms)] + typography_hits(t.text, data.get("typography", {}))
+                  + title_hits(t.text, data.get("titles", {}))):
+            errors.append(TranslationError(t.file, t.line, h + f" ({GLOSSARY.as_posix()})"))
+    return errors
+
+
+__all__ = ["Text", "chapter_texts", "check", "code_texts", "library_texts", "load", "name_texts", "line_of"]

@@ -1,0 +1,60 @@
+"""The build's typography check (bookbuild/book/typography.py): every Chinese string a reader sees, with
+the glossary's terms and rules, one line naming the file and line; each rule can fail."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from bookbuild.book import typography as T
+from bookbuild.book.translation import load_glossary
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA, TERMS = T.load(ROOT), load_glossary(ROOT)
+
+
+def messages(texts):
+    return [e.format() for e in T.check(texts, DATA, TERMS)]
+
+
+def test_chapter_prose_captions_and_tables_are_checked_with_their_lines():
+    text = ("---\ntitle: x\n---\n\n# 标题\n\n约为屋脊点的百分之 0.34。\n\n| 负载 | 值 |\n|---|---|\n| 满负载 (上限) | 1 |\n\n"
+            "```{python}\n#| label: fig-x\n#| fig-cap: \"计算强度与延迟\"\nx = 1\n```\n\n其中 `{python} A.p_str` % 的流量。\n")
+    got = messages(T.chapter_texts("a.zh.qmd", text))
+    assert any(m.startswith("a.zh.qmd:7:") and "percent" in m for m in got)           # 百分之 0.34
+    assert any(m.startswith("a.zh.qmd:11:") and "brackets" in m for m in got)         # (上限) in a table cell
+    assert any(m.startswith("a.zh.qmd:15:") and "计算强度" in m for m in got)          # a caption
+    assert any(m.startswith("a.zh.qmd:19:") and "percent" in m for m in got)          # an inline value, then " %"
+
+
+def test_code_strings_a_reader_sees_are_checked():
+    src = 'T("Arithmetic intensity", "计算强度")\ncheck(x, "msg", zh="保存在 离散词元表示 的缓存，时间 11:15am")\n'
+    got = messages(T.code_texts("mlsysim/figures/x.py", src) + T.code_texts("cells.qmd", src, calls=()))
+    assert any(m.startswith("mlsysim/figures/x.py:1:") and "算术强度" in m for m in got)
+    assert any(m.startswith("cells.qmd:2:") and "title" in m and "《离散词元表示》" in m for m in got)
+    assert any(m.startswith("cells.qmd:2:") and "time" in m for m in got)
+
+
+def test_the_books_own_strings_pass():
+    texts = T.library_texts(ROOT / "mlsysim") + T.name_texts()
+    assert len(texts) > 50 and not messages(texts)
+    for ch in ("appendix/inference-cost.zh.qmd", "lectures/lecture19-agent-stalls.zh.qmd", "index.zh.qmd"):
+        assert not messages(T.chapter_texts(ch, (ROOT / ch).read_text(encoding="utf-8")))
+
+
+def test_the_rules_catch_what_the_review_found():
+    """Each rule can fail: the review's own examples."""
+    def hit(s):
+        return messages([T.Text("x", 1, s)])
+    assert hit("约为屋脊点的百分之 0.34") and hit("57 %") and not hit("57%")
+    assert hit("负载 (上限)") and not hit("（上限）")
+    assert hit("保存在 离散 token 表示 的 KV 缓存中") and hit("周一、周三 11:15am–12:30pm") and hit("70.6 十亿")
+    assert hit("NVIDIA 2025年a")
+    assert hit("可达运算速率与计算强度的关系") and hit("标准会话") and hit("重计算")
+
+
+def test_every_kind_of_string_is_collected():
+    texts = T.library_texts(ROOT / "mlsysim")
+    files = {t.file for t in texts}
+    assert {"mlsysim/figures/catalog.py", "mlsysim/figures/lecture.py", "mlsysim/figures/calibration.py",
+            "mlsysim/measurements.py", "mlsysim/explorer.py"} <= files
+    assert any("算术强度" in t.text for t in texts if t.file == "mlsysim/figures/catalog.py")
+    assert len(T.name_texts()) > 20
