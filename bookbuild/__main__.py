@@ -108,7 +108,7 @@ def summary(build, profile: str) -> str:
     exs = build.executed[profile]
     n_cells = sum(len(ec.cells) for ec in exs)
     n_inline = sum(len(ec.inline) for ec in exs)
-    n_fig = sum(len(ec.figures) for ec in exs)
+    n_fig = sum(1 for t in build.index[profile].targets.values() if t.kind == "fig")   # numbered figures
     rel = build.executed_dir(profile).relative_to(build.root).as_posix()
     return (f"{profile} ({book.lang}): {len(exs)} chapters, {n_cells} cells, {n_inline} inline values, "
             f"{len(build.index[profile].targets)} labels, {n_fig} figures: OK -> {rel}")
@@ -120,8 +120,8 @@ def run_build(args, command: str) -> int:
     b = passes.run(s, profile_names(s.root, args.profile), passes.COMMANDS[command])
     for note in b.report.notes:
         print(f"bookbuild: note: {note}", file=sys.stderr)
-    for p in b.names:
-        print(summary(b, p))
+    for book in b.books:   # the profiles asked for, "default" resolved to its name
+        print(summary(b, book.profile))
     if b.report.executed or b.report.cached:
         print(f"executed {len(b.report.executed)} chapter(s), {len(b.report.cached)} from the cache")
     if command == "render":

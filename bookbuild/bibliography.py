@@ -16,6 +16,17 @@ class Bibliography:
     errors: list[BuildError] = field(default_factory=list)
 
 
+def citeproc_args(files: list[Path], csl: Path | None) -> tuple[str, ...]:
+    """pandoc's arguments that format a chapter's citations: citeproc with the book's bibliographies and
+    its citation style (the profile's ``csl:``, as Quarto passes it), the same for every format."""
+    args = ["--citeproc"]
+    for b in files:
+        args += ["--bibliography", str(b)]
+    if csl is not None:
+        args += ["--csl", str(csl)]
+    return tuple(args)
+
+
 def read(pandoc: Pandoc, root: Path, files: list[Path]) -> Bibliography:
     """Every entry of ``files`` (relative to ``root``), parsed by pandoc into CSL JSON (cached by content);
     a malformed file is one error naming it and the line pandoc reports."""

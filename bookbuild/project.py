@@ -76,6 +76,7 @@ class Book:
     output_dir: Path           # relative to root, e.g. _book/en
     chapters: list[ChapterRef]
     bibliography: list[Path]   # relative to root
+    csl: Path | None           # the citation style (csl:), relative to root; None: pandoc's default
     crossref: dict[str, str]   # kind -> prefix word: sec/tbl/eq/fig/chapter/appendix
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -203,9 +204,14 @@ def load_book(root: Path, profile: str | None = None) -> Book:
     for b in bibs:
         if not (root / b).is_file():
             raise ConfigError(src, None, f"bibliography {b.as_posix()} does not exist")
+    csl = meta.get("csl")
+    if csl is not None and not isinstance(csl, str):
+        raise ConfigError(src, None, "csl must be the path of one citation style file")
+    if csl is not None and not (root / csl).is_file():
+        raise ConfigError(src, None, f"citation style {csl} does not exist")
     prefixes = crossref_words(meta, lang, src)
     project = meta.get("project") or {}
     out_dir = Path(str(project.get("output-dir") or "_book"))
     return Book(root=root, profile=profile, lang=lang, title=str(book.get("title") or ""),
-                output_dir=out_dir, chapters=chapters, bibliography=bibs,
+                output_dir=out_dir, chapters=chapters, bibliography=bibs, csl=Path(csl) if csl else None,
                 crossref=prefixes, metadata=meta)

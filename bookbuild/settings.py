@@ -38,9 +38,17 @@ def debug_requested(env: Mapping[str, str] | None = None) -> bool:
 
 
 def quarto_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """What Quarto tells a ``project: post-render`` script: the active profile(s) and the output folder."""
+    """What Quarto tells a ``project: post-render`` script: the active profile(s), the output folder and the
+    files this render wrote (one per line, relative to the project; in the file that
+    ``QUARTO_USE_FILE_FOR_PROJECT_OUTPUT_FILES`` names where the user asked for that)."""
     env = os.environ if env is None else env
-    return {"profile": env.get("QUARTO_PROFILE", ""), "output_dir": env.get("QUARTO_PROJECT_OUTPUT_DIR", "")}
+    files = env.get("QUARTO_PROJECT_OUTPUT_FILES", "")
+    listing = env.get("QUARTO_USE_FILE_FOR_PROJECT_OUTPUT_FILES", "")
+    if listing and os.path.isfile(listing):
+        with open(listing, encoding="utf-8") as fh:
+            files = fh.read()
+    return {"profile": env.get("QUARTO_PROFILE", ""), "output_dir": env.get("QUARTO_PROJECT_OUTPUT_DIR", ""),
+            "output_files": files}
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,4 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || ! "$VENV/bin/python" -c 'impo
 fi
 # the Jupyter kernel Quarto runs the chapters in (their front matter names it): Python with the book's inline
 # values marked as bookbuild marks them (bookbuild/quarto/kernel.py)
-if [ ! -f "$VENV/share/jupyter/kernels/mlsysim-book/kernel.json" ] || \
-   ! grep -q "$(cd "$VENV" && pwd)/bin/python" "$VENV/share/jupyter/kernels/mlsysim-book/kernel.json"; then
-  "$VENV/bin/python" -m bookbuild.quarto install-kernel >/dev/null
-fi
+"$VENV/bin/python" -m bookbuild.quarto install-kernel >/dev/null

@@ -68,17 +68,38 @@ def test_every_registry_source_names_its_edition():
     assert not missing, missing
 
 
-def test_the_rendered_reference_list_prints_the_editions_in_lowercase_urls():
-    """Run pandoc's citeproc as the build does (default style, both languages) on every entry."""
+def _citeproc(md: str, lang: str) -> str:
+    """pandoc's citeproc as the build runs it for the book of ``lang``: that profile's citation style."""
     import os
     import pypandoc   # the build's pandoc (pip package pypandoc-binary), unless PANDOC names another
+    from bookbuild.project import load_book
     pandoc = os.environ.get("PANDOC") or pypandoc.get_pandoc_path()
+    book = load_book(ROOT, lang)
+    assert book.csl is not None, f"the {lang} book names no citation style, so each renderer would pick its own"
+    locale = {"en": "en-US", "zh": "zh-CN"}[lang]
+    return subprocess.run([pandoc, "--citeproc", "--bibliography", str(ROOT / "references.bib"),
+                           "--csl", str(ROOT / book.csl), "-M", f"lang={locale}", "-t", "plain", "--wrap=none"],
+                          input=md.encode(), capture_output=True, check=True).stdout.decode()
+
+
+def test_the_rendered_reference_list_prints_the_editions_in_lowercase_urls():
+    """Every entry through citeproc, in both books' styles."""
     md = '---\nnocite: "@*"\n---\n'
-    for lang in ("en-US", "zh-CN"):
-        out = subprocess.run([pandoc, "--citeproc", "--bibliography", str(ROOT / "references.bib"),
-                              "-M", f"lang={lang}", "-t", "plain", "--wrap=none"], input=md.encode(),
-                             capture_output=True, check=True).stdout.decode()
+    for lang in ("en", "zh"):
+        out = _citeproc(md, lang)
         assert "Https://" not in out and "https://github.com/NVIDIA/TensorRT-LLM/blob/00f37686" in out
         assert "rocm6.4.1_vllm_0.10.1_20250909" in out and "NIM 1.8.0" in out
-        assert "arXiv:2603.18897v2" in out
-        assert not re.search(r"\d{4}年?[a-z]\.", out), "two entries collide and need a disambiguating letter"
+        assert "2603.18897v2" in out
+        assert not re.search(r"\d{4}年?[a-z][.,]", out), "two entries collide and need a disambiguating letter"
+
+
+def test_each_book_cites_in_its_chosen_style():
+    """The English book in Chicago author-date (18th edition: et al. from three authors on), the Chinese book
+    in GB/T 7714-2015 author-date (等 and a comma before the year; the reference list leads with the authors'
+    family names in capitals, then the year, and marks the type, [J/OL] for an online journal article).
+    Williams, Waterman and Patterson's Roofline paper is the example: three authors, 2009, CACM 52(4)."""
+    en = _citeproc("[@williams2009]\n", "en")
+    assert en.startswith("(Williams et al. 2009)"), en
+    zh = _citeproc("[@williams2009]\n", "zh")
+    assert zh.startswith("(Williams 等, 2009)"), zh
+    assert "WILLIAMS S, WATERMAN A, PATTERSON D, 2009. Roofline" in zh and "[J/OL]" in zh, zh

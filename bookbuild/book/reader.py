@@ -27,6 +27,8 @@ READER_CSS = "assets/reader.css"
 VENDOR_FILES = ("plotly-basic.min.js", "plotly-basic.LICENSE", "README.md")
 #: a page with an interactive figure holds this (mlsysim.figures.plot_div)
 PLOT_MARK = 'class="mlsysim-plot'
+#: an inline value as the executed markdown and the rendered page mark it (hooks.value_span)
+VALUE_MD, VALUE_MARK = ".mlsysim-v ", 'class="mlsysim-v"'
 
 
 def data_file(page: str) -> str:
@@ -54,6 +56,9 @@ def additions(lang: str, chapters: list[tuple[str, str, dict, dict | None]]) -> 
         add = PageAddition()
         if PLOT_MARK in markdown:
             add.scripts += [(PLOTLY_JS, True), (FIGURES_JS, False)]
+            add.marks.append(PLOT_MARK)
+        if VALUE_MD in markdown:
+            add.marks.append(VALUE_MARK)
         data = {}
         if provenance:
             data["provenance"] = pack(provenance)

@@ -25,6 +25,7 @@ def manifest(build: Build, profile: str) -> dict:
                          "figures": [f.relative_to(build.executed_dir(profile)).as_posix() for f in ec.figures]})
     return {"manifest_version": MANIFEST_VERSION, "profile": book.profile, "lang": book.lang, "title": book.title,
             "output_dir": book.output_dir.as_posix(), "bibliography": [b.as_posix() for b in book.bibliography],
+            "csl": book.csl.as_posix() if book.csl else None,
             "crossref": dict(sorted(book.crossref.items())), "chapters": chapters, "index": index.to_json(),
             "metadata": book.metadata}
 

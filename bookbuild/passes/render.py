@@ -39,6 +39,7 @@ def render_key(build: Build, book: Book) -> str:
     parts = [b"render", ",".join(build.settings.formats).encode(), build.environment.encode(),
              tree_digest(d).encode(), build.pandoc.identity.encode()]
     parts += [file_digest(build.root / b).encode() for b in book.bibliography]
+    parts.append(file_digest(build.root / book.csl).encode() if book.csl else b"default-csl")
     for other in sorted(d.parent.iterdir()):
         if other.name != d.name and (other / "book.json").is_file():
             parts.append(file_digest(other / "book.json").encode())

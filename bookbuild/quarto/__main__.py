@@ -1,6 +1,7 @@
 """``python -m bookbuild.quarto install-kernel``: register the ``mlsysim-book`` Jupyter kernel in this
 environment (the project's ``.venv``): Python with :mod:`bookbuild.quarto.kernel` loaded, which Quarto
-runs for the book's chapters (``jupyter: mlsysim-book`` in ``_quarto.yml``).
+runs for the book's chapters (``jupyter: mlsysim-book`` in each chapter's front matter). The kernel logs
+at ERROR: ipykernel's warning that Quarto's local TCP connection is unencrypted is not the author's concern.
 
 ``python -m bookbuild.quarto post-render``: what ``project: post-render`` runs after ``quarto render``."""
 from __future__ import annotations
@@ -16,7 +17,7 @@ KERNEL = "mlsysim-book"
 def install_kernel() -> int:
     from jupyter_client.kernelspec import KernelSpecManager
     spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
-                     "--ext=bookbuild.quarto.kernel"],
+                     "--ext=bookbuild.quarto.kernel", "--IPKernelApp.log_level=ERROR"],
             "display_name": "Python 3 (the book's inline values marked)", "language": "python",
             "metadata": {"debugger": False}}
     with tempfile.TemporaryDirectory() as d:

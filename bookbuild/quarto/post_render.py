@@ -18,13 +18,14 @@ import os
 import re
 import shutil
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .. import passes
 from ..book.hooks import DATA_ENV
+from ..book.reader import PLOT_MARK, VALUE_MARK
 from ..errors import BuildError, BuildFailed
 from ..project import load_book, profiles
-from ..render.additions import Additions
+from ..render.additions import Additions, PageAddition
 from ..render.pages import page_for, relpath, source_key
 from ..render.strings import ui
 from ..settings import Settings, quarto_environment
@@ -34,6 +35,13 @@ BRIDGE_JS = "assets/quarto-bridge.js"
 BRIDGE_CSS = "assets/quarto-bridge.css"
 SEARCH_DATA = "assets/quarto-search-data.js"
 MARK = "<!-- bookbuild: the book's own layer -->"
+#: what a page lacks when a mark the book's layer needs is missing from Quarto's page, and why
+MISSING = {
+    VALUE_MARK: "has no marked values, so the reader's choice and explanations would change nothing: Quarto ran "
+                "its chapter in another Jupyter kernel (the chapter's front matter names 'jupyter: mlsysim-book'; "
+                "python -m bookbuild.quarto install-kernel registers it)",
+    PLOT_MARK: "has no interactive figure where the book draws one: its figures reached Quarto as another output",
+}
 
 
 def profile_of(root: Path, active: str) -> str:
@@ -45,14 +53,20 @@ def profile_of(root: Path, active: str) -> str:
     return load_book(root, None).profile
 
 
+def quarto_page(source: str) -> str:
+    """The page Quarto writes for a chapter: its source path with ``.html`` (``index.zh.qmd`` ->
+    ``index.zh.html``; Quarto adds an ``index.html`` that only redirects there, which gets no layer)."""
+    return str(PurePosixPath(source).with_suffix(".html"))
+
+
 def other_books(root: Path, profile: str) -> list[tuple[str, Path, dict[str, str]]]:
-    """(language, output folder, source key -> page) of every other profile."""
+    """(language, output folder, source key -> Quarto's page) of every other profile."""
     out = []
     for name in profiles(root):
         if name == profile:
             continue
         book = load_book(root, name)
-        pages = {source_key(ch.path.as_posix()): page_for(ch.path.as_posix()) for ch in book.chapters}
+        pages = {source_key(ch.path.as_posix()): quarto_page(ch.path.as_posix()) for ch in book.chapters}
         out.append((book.lang, (root / book.output_dir).resolve(), pages))
     return out
 
@@ -80,9 +94,34 @@ def script_tags(scripts: list[tuple[str, bool]], page: str) -> str:
                    for src, cs in scripts)
 
 
-def apply(out_dir: Path, additions: Additions, chapters: list[str], others) -> list[Path]:
-    """Write the additions into Quarto's book at ``out_dir``; returns the pages changed."""
-    changed = []
+def rendered_pages(root: Path, out_dir: Path, output_files: str | None) -> set[Path] | None:
+    """The HTML pages this render wrote (``None``: Quarto did not say, so every chapter's page)."""
+    if output_files is None or not output_files.strip():
+        return None
+    files = {(root / line.strip()).resolve() for line in output_files.splitlines() if line.strip()}
+    return {f for f in files if f.suffix == ".html" and out_dir in f.parents}
+
+
+def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
+          rendered: set[Path] | None = None) -> list[Path]:
+    """Write the additions into the pages of Quarto's book at ``out_dir`` (those in ``rendered``, the HTML
+    pages this render wrote; all when ``None``); returns the pages changed. Every page is checked first
+    (it exists and holds what the layer needs), so a refused book is left as Quarto wrote it."""
+    pages = []
+    for source in chapters:
+        f = out_dir / quarto_page(source)
+        if rendered is not None and f.resolve() not in rendered:
+            continue   # another format, or a render of other files
+        if not f.is_file():
+            raise BuildError(str(f), None, "Quarto rendered no such page; the book and the project disagree")
+        add = additions.pages.get(page_for(source)) or PageAddition()   # the build's page of the same chapter
+        text = f.read_text(encoding="utf-8")
+        for mark in add.marks:
+            if mark not in text:
+                raise BuildError(str(f), None, MISSING.get(mark, f"lacks {mark}, which the book's layer needs"))
+        pages.append((source, f, add, text))
+    if not pages:
+        return []
     search = out_dir / "search.json"
     if search.is_file():   # Quarto's own index, for the bridge to answer its fetch from file: pages
         (out_dir / SEARCH_DATA).parent.mkdir(parents=True, exist_ok=True)
@@ -92,38 +131,36 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others) -> l
                             BRIDGE_CSS: ASSETS / "quarto-bridge.css"}.items()):
         (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, out_dir / rel)
-    for source in chapters:
-        page = page_for(source)
-        f = out_dir / page
-        if not f.is_file():
-            raise BuildError(str(f), None, "Quarto rendered no such page; the book and the project disagree")
-        add = additions.pages.get(page)
-        for rel, text in sorted((add.files if add else {}).items()):
-            (out_dir / rel).write_text(text, encoding="utf-8")
-        body = language_links(page, source, out_dir, others) + script_tags(add.scripts if add else [], page)
+    for source, f, add, text in pages:
+        page = quarto_page(source)
+        for rel, data in sorted(add.files.items()):
+            (out_dir / rel).write_text(data, encoding="utf-8")
+        body = language_links(page, source, out_dir, others) + script_tags(add.scripts, page)
         head = "".join(f'<link rel="stylesheet" href="{html.escape(relpath(s, page))}">'
-                       for s in [BRIDGE_CSS] + (add.styles if add else []))
+                       for s in [BRIDGE_CSS] + add.styles)
         head += script_tags(([(SEARCH_DATA, True)] if search.is_file() else []) + [(BRIDGE_JS, False)], page)
-        f.write_text(page_text(f.read_text(encoding="utf-8"), head, body), encoding="utf-8")
-        changed.append(f)
-    return changed
+        f.write_text(page_text(text, head, body), encoding="utf-8")
+    return [f for _, f, _, _ in pages]
 
 
-def run(root: Path, active_profile: str, output_dir: str) -> list[Path]:
+def run(root: Path, active_profile: str, output_dir: str, output_files: str | None = None) -> list[Path]:
     root = Path(root).resolve()
     profile = profile_of(root, active_profile)
+    book = load_book(root, profile)
+    out_dir = (root / output_dir).resolve() if output_dir else (root / book.output_dir).resolve()
+    rendered = rendered_pages(root, out_dir, output_files)
+    if rendered is not None and not rendered:
+        return []   # no HTML this time (typst, epub): nothing of the layer to add
     settings = Settings.make(root, data_env=DATA_ENV, quiet=True)
     b = passes.run(settings, [profile], passes.COMMANDS["check"])
-    book = b.books[0]
-    out_dir = (root / output_dir).resolve() if output_dir else (root / book.output_dir).resolve()
-    return apply(out_dir, b.additions[profile], [ch.path.as_posix() for ch in book.chapters],
-                 other_books(root, profile))
+    return apply(out_dir, b.additions[profile], [ch.path.as_posix() for ch in b.books[0].chapters],
+                 other_books(root, profile), rendered)
 
 
 def main(argv: list[str]) -> int:
     env = quarto_environment()
     try:
-        pages = run(Path.cwd(), env["profile"], env["output_dir"])
+        pages = run(Path.cwd(), env["profile"], env["output_dir"], env["output_files"])
     except BuildFailed as e:
         for err in e.errors:
             print(err.format(), file=sys.stderr)

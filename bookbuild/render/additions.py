@@ -14,10 +14,12 @@ from typing import Any
 @dataclass
 class PageAddition:
     """What a page gains: files beside it (book-relative path -> text), style sheets for its head and
-    scripts to load (book-relative path, with ``charset="utf-8"``), in order, at the end of the body."""
+    scripts to load (book-relative path, with ``charset="utf-8"``), in order, at the end of the body, and
+    what the rendered page must hold for them to work (marks: text the book's layer looks for in the page)."""
     files: dict[str, str] = field(default_factory=dict)
     scripts: list[tuple[str, bool]] = field(default_factory=list)
     styles: list[str] = field(default_factory=list)
+    marks: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -36,7 +38,8 @@ class Additions:
                 p = folder / "layer" / rel
                 p.parent.mkdir(parents=True, exist_ok=True)
                 p.write_text(text, encoding="utf-8", newline="\n")
-            pages[page] = {"files": sorted(add.files), "scripts": [list(s) for s in add.scripts], "styles": add.styles}
+            pages[page] = {"files": sorted(add.files), "scripts": [list(s) for s in add.scripts], "styles": add.styles,
+                           "marks": add.marks}
         data = {"pages": pages, "assets": {k: str(v) for k, v in sorted(self.assets.items())}}
         (folder / self.FILE).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
@@ -51,5 +54,6 @@ class Additions:
         for page, add in data.get("pages", {}).items():
             out.pages[page] = PageAddition(
                 files={rel: (folder / "layer" / rel).read_text(encoding="utf-8") for rel in add["files"]},
-                scripts=[(s, bool(c)) for s, c in add["scripts"]], styles=list(add.get("styles", [])))
+                scripts=[(s, bool(c)) for s, c in add["scripts"]], styles=list(add.get("styles", [])),
+                marks=list(add.get("marks", [])))
         return out

@@ -54,9 +54,7 @@ def chapter_fragment(site: Site, ch: Chapter) -> str:
     ast["meta"] = {}
     args = ["-f", "json", "-t", "html5", "--mathml", "--wrap=none", "-M", f"lang={citeproc_lang(site.lang)}"]
     if ch.cited:
-        args += ["--citeproc", "-M", "link-citations=true"]
-        for b in site.bibliography:
-            args += ["--bibliography", str(b)]
+        args += [*site.ctx.cite_args, "-M", "link-citations=true"]
     return site.ctx.pandoc.run(args, json.dumps(ast), ch.source)
 
 

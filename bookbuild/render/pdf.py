@@ -76,9 +76,7 @@ def chapter_typst(ctx: Context, ch: Chapter, bibliography: list[Path], image_roo
     args = ["-f", "json", "-t", "typst", "--wrap=preserve",
             "-M", f"lang={'zh-CN' if ctx.lang.startswith('zh') else 'en-US'}"]
     if ch.cited:
-        args += ["--citeproc"]
-        for b in bibliography:
-            args += ["--bibliography", str(b)]
+        args += ctx.cite_args
     body = ctx.pandoc.run(args, json.dumps(ast), ch.source)
     # labels of the bibliography block and entries repeat per chapter; make them unique
     return re.sub(r"<(refs|ref-[^>\s]+)>", lambda m: f"<{m.group(1)}--ch{ch.index}>", body)

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 from .. import bibliography
+from ..bibliography import citeproc_args
 from ..numbering import Index
 from ..project import LANGUAGE_KEYS, quarto_language_defaults
 from .. import pandoc_ast as A
@@ -155,19 +156,23 @@ def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
     bib = bibliography.read(pandoc, root, [b.relative_to(root) if b.is_relative_to(root) else b for b in bibs])
     if bib.errors:
         raise bib.errors[0]
+    csl = book.get("csl")
+    if csl is not None and not (root / csl).is_file():
+        raise RenderError(str(csl), None, "citation style file does not exist")
+    cite = citeproc_args(bibs, root / csl if csl else None)
     prefixes = prefixes_for(lang, book.get("crossref"))
     out = Path(out_dir) / profile
     out.mkdir(parents=True, exist_ok=True)
     files = collect_images(root, exec_dir, book, chapters, out)
     name = pdf_name(book)
     if "html" in formats:
-        ctx = Context("html", lang, prefixes, chapters, index, bib.keys, pandoc)
+        ctx = Context("html", lang, prefixes, chapters, index, bib.keys, pandoc, cite)
         site = Site(profile=profile, lang=lang, title=title, chapters=chapters, ctx=ctx, bibliography=bibs,
                     pdf_name=name, others=_other_profiles(exec_dir, profile), additions=Additions.read(exec_dir),
                     store=pandoc.store)
         files += render_site(site, out)
     if "pdf" in formats:
-        ctx = Context("typst", lang, prefixes, chapters, index, bib.keys, pandoc)
+        ctx = Context("typst", lang, prefixes, chapters, index, bib.keys, pandoc, cite)
         typ = root / "_build" / "typst" / profile / "book.typ"
         files.append(render_pdf(ctx, chapters, title, bibs, out, out / name, typ, cjk_font_dir=cjk_font_dir,
                                 store=pandoc.store))

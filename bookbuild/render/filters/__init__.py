@@ -45,6 +45,7 @@ class Context:
     index: Index
     bib_keys: set[str] | None     # None: do not check
     pandoc: Pandoc
+    cite_args: tuple[str, ...] = ()   # pandoc's citeproc arguments (bibliography.citeproc_args)
 
     def chapter_of(self, source: str) -> Chapter:
         return next(c for c in self.chapters if c.source == source)
