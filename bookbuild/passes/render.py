@@ -1,9 +1,9 @@
 """render: each book into a staging folder beside its destination, which replaces the destination only when
 the whole book (every format, every asset) succeeded: ``_book/<lang>`` is old or new, never mixed.
 
-A book whose inputs did not change since it was rendered (its stamp holds the same key) is left alone.
-The stamp (``.bookbuild-stamp``: the key, then every file the render wrote) is how a destination says it
-is ours: one that holds anything else (no stamp, or a ``.git``, a ``CNAME`` added beside the pages) is
+A book whose inputs did not change since it was rendered (its stamp holds the same key, and every file
+it lists is as the render wrote it) is left alone. The stamp (``.bookbuild-stamp``: the key, then every
+file the render wrote with its digest) is how a destination says it is ours: one that holds anything else (no stamp, or a ``.git``, a ``CNAME`` added beside the pages) is
 refused in one line, never replaced, and nothing in it is deleted. Staging sits in the destination's own
 folder, so the swap is a rename on one file system wherever ``_build`` lives; it exchanges the two
 folders in one step where the system can (``renameat2``), and is never cut in half by a signal. An
@@ -33,9 +33,19 @@ STOP_WAIT = 10.0
 
 
 def destination(build: Build, book: Book) -> Path:
+    """Where the book goes: ``--output-dir``/<lang> (a folder the user names, anywhere), else the profile's
+    ``output-dir``, which must lie inside the project (a link inside it, to a scratch disk say, is the
+    user's own choice and is followed)."""
     s = build.settings
     if s.output_dir is not None:
         return (s.output_dir / book.output_dir.name).resolve()
+    lexical = Path(os.path.normpath(s.root / book.output_dir))
+    if lexical == s.root or not lexical.is_relative_to(s.root):
+        src = "_quarto.yml" if book.profile == "default" else f"_quarto-{book.profile}.yml"
+        raise BuildError(src, None, f"project: output-dir {book.output_dir.as_posix()} is "
+                                    f"{'the project folder itself' if lexical == s.root else 'outside the project'}"
+                                    ": name a folder inside it (such as _book/<lang>), or render elsewhere with "
+                                    "--output-dir")
     return (s.root / book.output_dir).resolve()
 
 
@@ -62,27 +72,39 @@ def _rel(p: Path, root: Path) -> str:
         return str(p)
 
 
-def read_stamp(dest: Path) -> tuple[str, set[str] | None] | None:
-    """The stamp of a rendered book: its key and the files the render wrote (None: a stamp of an older
-    bookbuild, which did not list them); None when there is no stamp."""
+def read_stamp(dest: Path) -> tuple[str, dict[str, str] | None] | None:
+    """The stamp of a rendered book: its key, and every entry the render wrote with its digest (``-`` for
+    a folder; None: a stamp of an older bookbuild, which did not list them); None when there is no stamp."""
     try:
         lines = (dest / STAMP).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
     if not lines:
         return None
-    return lines[0].strip(), (set(lines[1:]) if len(lines) > 1 else None)
+    listed = dict(reversed(ln.split(" ", 1)) for ln in lines[1:] if " " in ln)
+    return lines[0].strip(), (listed if len(lines) > 1 else None)
+
+
+def write_stamp(stage: Path, key: str) -> None:
+    lines = [key] + [("-" if f.endswith("/") else file_digest(stage / f)) + " " + f for f in _files(stage)]
+    (stage / STAMP).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def intact(dest: Path, listed: dict[str, str] | None) -> bool:
+    """Every entry the stamp lists is there, as the render wrote it (a page edited by hand is not)."""
+    return listed is not None and all(
+        (dest / f).is_dir() if d == "-" else file_digest(dest / f) == d for f, d in listed.items())
 
 
 def _files(folder: Path) -> list[str]:
-    """Every entry under ``folder``, as posix paths relative to it (a folder with a trailing ``/``)."""
+    """Every entry under ``folder`` but the stamp, as posix paths relative to it (a folder with a trailing ``/``)."""
     out = []
     for dirpath, dirnames, filenames in os.walk(folder):
         here = Path(dirpath)
         out += [(here / n).relative_to(folder).as_posix() for n in filenames]
         out += [(here / n).relative_to(folder).as_posix() + ("" if (here / n).is_symlink() else "/")
                 for n in dirnames]
-    return sorted(out)
+    return sorted(f for f in out if f != STAMP)
 
 
 def refuse_foreign(dest: Path, root: Path) -> None:
@@ -94,7 +116,7 @@ def refuse_foreign(dest: Path, root: Path) -> None:
     if not dest.is_dir():
         return
     stamp = read_stamp(dest)
-    present = [f for f in _files(dest) if f != STAMP]
+    present = _files(dest)
     if stamp is None:
         foreign = present
     elif stamp[1] is None:
@@ -168,7 +190,7 @@ def _render_one(build: Build, book: Book, key: str, dest: Path) -> Path:
     render_profile(build.root, book.profile, build.executed_dir(book.profile), staging, build.settings.formats,
                    pandoc=build.pandoc, cjk_font_dir=build.settings.cjk_font_dir)
     stage = staging / book.profile
-    (stage / STAMP).write_text("\n".join([key, *_files(stage)]) + "\n", encoding="utf-8")
+    write_stamp(stage, key)
     return stage
 
 
@@ -177,7 +199,7 @@ def run(build: Build) -> None:
     for book in build.books:
         key, dest = render_key(build, book), destination(build, book)
         stamp = read_stamp(dest) if dest.is_dir() else None
-        if stamp is not None and stamp[0] == key:
+        if stamp is not None and stamp[0] == key and intact(dest, stamp[1]):
             build.report.up_to_date.append(book.profile)
             continue
         refuse_foreign(dest, build.root)
