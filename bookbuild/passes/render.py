@@ -218,8 +218,11 @@ def run(build: Build) -> None:
             except BuildError as e:
                 errors.append(e)
         if errors:
-            kept = ", ".join(_rel(dest, build.root) for _, _, dest in todo)
-            raise BuildFailed(errors + [BuildError(None, None, f"nothing was replaced: {kept} left as before")])
+            kept = f"nothing was replaced: {', '.join(_rel(dest, build.root) for _, _, dest in todo)} left as before"
+            if len(errors) == 1:   # one problem, one line
+                e = errors[0]
+                raise BuildFailed([type(e)(e.path or None, e.line, f"{e.message}; {kept}", e.label)])
+            raise BuildFailed(errors + [BuildError(None, None, kept)])
         for book, stage, dest in staged:
             _swap(stage, dest, build.root)
             build.report.rendered.append(book.profile)
