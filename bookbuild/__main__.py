@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from dataclasses import replace
@@ -28,45 +27,13 @@ from . import procs
 from .book.hooks import DATA_ENV
 from .errors import BuildError, BuildFailed
 from .project import profiles as list_profiles
-from .settings import DEFAULT_CELL_TIMEOUT, FORMATS, Settings, debug_requested
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, status 2, naming the option
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def positive_seconds(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not (math.isfinite(v) and 0 < v <= 86_400):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0 and at most 86400, got {text!r}")
-    return v
-
-
-def jobs_count(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of processes, got {text!r}") from None
-    if not 0 <= v <= 256:
-        raise argparse.ArgumentTypeError(f"expected 0 (one per core) to 256 processes, got {text!r}")
-    return v
-
-
-def formats_list(text: str) -> tuple[str, ...]:
-    got = tuple(f.strip() for f in text.split(",") if f.strip())
-    bad = [f for f in got if f not in FORMATS]
-    if not got or bad:
-        raise argparse.ArgumentTypeError(f"takes {', '.join(FORMATS)} separated by commas, not {text!r}")
-    return got
+from .settings import (DEFAULT_CELL_TIMEOUT, Parser, Settings, check_profile, debug_requested, folder_path,
+                       formats_list, jobs_count, positive_seconds, process_id, project_root, root_option)
 
 
 def build_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--profile", default=None, help="en | zh | all (default: the project's default)")
-    ap.add_argument("--root", default=".", type=Path)
+    ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
     ap.add_argument("--no-cache", action="store_true",
                     help="execute and render everything again (the output is byte-identical)")
     ap.add_argument("--cell-timeout", type=positive_seconds, default=DEFAULT_CELL_TIMEOUT, metavar="SECONDS",
@@ -74,8 +41,19 @@ def build_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--jobs", type=jobs_count, default=0, help="processes at once (default: one per core)")
     ap.add_argument("--formats", type=formats_list, default=("html", "pdf"),
                     help="render: html, pdf, epub, comma-separated (default html,pdf)")
-    ap.add_argument("--output-dir", type=Path, default=None,
+    ap.add_argument("--output-dir", type=folder_path, default=None, metavar="DIR",
                     help="render: put each book in DIR/<lang> instead of the profile's output-dir")
+    ap.add_argument("--with-parent", type=process_id, default=None, help=argparse.SUPPRESS)  # preview, diff
+
+
+def parsed(ap: argparse.ArgumentParser, argv: list[str]):
+    """The options, checked against the project (``--profile``); a build driven by another process of
+    ours (``--with-parent PID``) stops when that process ends, however it ends."""
+    args = ap.parse_args(argv)
+    check_profile(ap, root_option(ap, args.root), args.profile)
+    if args.with_parent:
+        procs.die_with_parent(args.with_parent)
+    return args
 
 
 def settings_of(args) -> Settings:
@@ -86,21 +64,22 @@ def settings_of(args) -> Settings:
                          cache_dir=getattr(args, "cache_dir", None))
 
 
-def project_root(given: Path) -> Path:
-    """The project folder: ``given`` if it holds ``_quarto.yml``, else the nearest folder above it that does
-    (so the build works from any folder inside the project)."""
-    p = Path(given).resolve()
-    for d in [p, *p.parents]:
-        if (d / "_quarto.yml").is_file():
-            return d
-    raise BuildError(str(given), None, "is not inside a book project (no _quarto.yml here or above): "
-                                       "run from the project folder or pass --root")
-
-
 def profile_names(root: Path, arg: str | None) -> list[str]:
     if arg == "all":
         return list_profiles(root) or ["default"]
     return [arg or "default"]
+
+
+def shown(path: Path, settings: Settings) -> str:
+    """``path`` as a message names it: inside ``_build`` (which may be a link to another disk) as
+    ``_build/...``, inside the project relative to it, else as given."""
+    path = Path(path)
+    for base, name in ((settings.build_dir, "_build"), (settings.root, "")):
+        try:
+            return (Path(name) / path.relative_to(base)).as_posix()
+        except ValueError:
+            pass
+    return str(path)
 
 
 def summary(build, profile: str) -> str:
@@ -109,7 +88,7 @@ def summary(build, profile: str) -> str:
     n_cells = sum(len(ec.cells) for ec in exs)
     n_inline = sum(len(ec.inline) for ec in exs)
     n_fig = sum(1 for t in build.index[profile].targets.values() if t.kind == "fig")   # numbered figures
-    rel = build.executed_dir(profile).relative_to(build.root).as_posix()
+    rel = shown(build.executed_dir(profile), build.settings)
     return (f"{profile} ({book.lang}): {len(exs)} chapters, {n_cells} cells, {n_inline} inline values, "
             f"{len(build.index[profile].targets)} labels, {n_fig} figures: OK -> {rel}")
 
@@ -128,7 +107,8 @@ def run_build(args, command: str) -> int:
         from .passes.render import destination
         for book in b.books:
             state = "rendered" if book.profile in b.report.rendered else "up to date"
-            print(f"{book.profile}: {state} -> {os.path.relpath(destination(b, book), s.root)}")
+            where = book.output_dir.as_posix() if s.output_dir is None else shown(destination(b, book), s)
+            print(f"{book.profile}: {state} -> {where}")
     return 0
 
 
@@ -138,8 +118,8 @@ def facts_main(argv: list[str]) -> int:
     from .book.diff import facts_of
     ap = Parser(prog="python -m bookbuild facts")
     build_args(ap)
-    ap.add_argument("--cache-dir", type=Path, default=None)
-    args = ap.parse_args(argv)
+    ap.add_argument("--cache-dir", type=folder_path, default=None)
+    args = parsed(ap, argv)
     s = replace(settings_of(args), quiet=True)
     b = passes.run(s, profile_names(s.root, args.profile), passes.COMMANDS["facts"], facts=True)
     print(json.dumps(facts_of(b), ensure_ascii=False))
@@ -165,7 +145,7 @@ def _dispatch(argv: list[str]) -> int:
     ap = Parser(prog="python -m bookbuild")
     ap.add_argument("command", choices=["check", "render", "preview", "diff", "compare-render", "translated"])
     build_args(ap)
-    args = ap.parse_args(argv)
+    args = parsed(ap, argv)
     return run_build(args, args.command)
 
 
@@ -204,5 +184,18 @@ def main(argv: list[str] | None = None) -> int:
         procs.stop_all()
 
 
+def as_command(argv: list[str]) -> None:
+    """``python -m bookbuild``: :func:`main`, then every process left below this one is killed (what a
+    dead job left behind; not for ``preview``, whose browser may be a child), and an interrupted build
+    exits at once (a thread still in typst is not waited for)."""
+    code = main(argv)
+    procs.stop_all(everything=argv[:1] != ["preview"])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if code == 130:
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    as_command(sys.argv[1:])

@@ -59,9 +59,17 @@ def tree_digest(folder: Path | str, suffixes: Iterable[str] | None = None) -> st
 @lru_cache(maxsize=1)
 def installed_versions() -> tuple[tuple[str, str], ...]:
     """Python's version and every installed distribution with its version (read from the names of the
-    ``*.dist-info`` / ``*.egg-info`` folders on ``sys.path``: no metadata file is parsed)."""
+    ``*.dist-info`` / ``*.egg-info`` folders on ``sys.path``: no metadata file is parsed). The folder the
+    command was started from is not an installation (``python -m`` puts it first on ``sys.path``), so the
+    keys are the same from any folder inside the project."""
     seen: dict[str, str] = {}
+    try:
+        here = os.path.realpath(os.getcwd())
+    except OSError:
+        here = ""
     for entry in sys.path:
+        if not entry or os.path.realpath(entry) == here:
+            continue
         try:
             names = os.listdir(entry or ".")
         except OSError:
@@ -187,6 +195,11 @@ class Store:
             return None
         got = self.get_json(kind + "-index", key)
         if got is None:
+            self.misses += 1
+            return None
+        if not (isinstance(got, dict) and "data" in got and isinstance(got.get("files"), dict)):
+            self._discard(folder, "listed by an index of another shape")
+            self.entry(kind + "-index", key).unlink(missing_ok=True)
             self.misses += 1
             return None
         for rel, digest in got["files"].items():

@@ -250,18 +250,27 @@ def compare_books(ours_dir: Path, other_dir: Path, chapters: list[dict], words: 
     return Comparison(pages, diffs, missing, dict(counts))
 
 
+def options(argv: list[str]):
+    """``compare-render``'s options, each checked by the parser (one line naming it, status 2). It reads
+    the two books and writes nothing."""
+    from .settings import Parser, check_profile, existing_folder, folder_path, root_option
+    ap = Parser(prog="python -m bookbuild compare-render",
+                description="Compare our _book with another rendering of the same "
+                            "sources (e.g. Quarto's _book), page by page.")
+    ap.add_argument("other", type=existing_folder, help="the other book folder (holding en/ and zh/, or one language)")
+    ap.add_argument("--profile", default="all", help="en | zh | all (default: all)")
+    ap.add_argument("--ours", type=existing_folder, default=None, help="our book folder (default: <root>/_book)")
+    ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
+    args = ap.parse_args(argv)
+    args.root = root_option(ap, args.root)
+    check_profile(ap, args.root, args.profile)
+    return args
+
+
 def main(argv: list[str]) -> int:
     """``compare-render OTHER_BOOK_DIR``: our rendered pages against another rendering (Quarto's)."""
-    import argparse
-    ap = argparse.ArgumentParser(prog="python -m bookbuild compare-render",
-                                 description="Compare our _book with another rendering of the same "
-                                             "sources (e.g. Quarto's _book), page by page.")
-    ap.add_argument("other", type=Path, help="the other book folder (holding en/ and zh/, or one language)")
-    ap.add_argument("--profile", default="all", help="en | zh | all (default: all)")
-    ap.add_argument("--ours", type=Path, default=None, help="our book folder (default: <root>/_book)")
-    ap.add_argument("--root", default=".", type=Path)
-    args = ap.parse_args(argv)
-    root = args.root.resolve()
+    args = options(argv)
+    root = args.root
     ours = (args.ours or root / "_book").resolve()
     other = args.other.resolve()
     if not other.is_dir():

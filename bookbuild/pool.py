@@ -9,8 +9,11 @@ doing (a chapter's cell, say). The parent returns, per job, the function's resul
 - :class:`Died`: the child ended before it answered (``os._exit`` in a cell, a crash in native code);
 - :class:`Silent`: the child sent nothing for ``job.silence`` seconds and was killed.
 
-Each child leads its own process group, and the group is killed when the job ends, so whatever a
-job started dies with it; :mod:`bookbuild.procs` stops every child when the build is interrupted.
+Each child leads its own process group and adopts what its processes orphan; when the job ends, its
+whole tree is killed (the group, and every process below it, even one that left the group), so
+whatever a job started dies with it. A child dies with the build even when the build is killed
+outright (``procs.guard_tree``), and :mod:`bookbuild.procs` stops every child when the build is
+interrupted.
 The pool knows nothing of chapters, cells or variants: timers and limits inside a job are the
 job's own (see :mod:`bookbuild.execute`).
 
@@ -76,15 +79,18 @@ def preload(modules: Iterable[str], path_first: Path | None = None) -> None:
         sys.path[:] = saved
 
 
-def _child(job: Job, conn) -> None:
+def _child(job: Job, conn, parent: int) -> None:
     os.setpgid(0, 0)
     procs.default_signals()
+    procs.become_subreaper()
+    procs.guard_tree(parent)
     try:
         result = ("done", job.fn(*job.args, progress=lambda where: conn.send(("at", where))))
     except BaseException as e:  # noqa: BLE001 - everything goes back to the parent as data
         tb = traceback.extract_tb(e.__traceback__)
         where = f"{tb[-1].filename}:{tb[-1].lineno}" if tb else None
         result = ("raised", e, where)
+    procs.kill_tree(os.getpid(), group=False, self_too=False)   # what the job started ends before it answers
     try:
         conn.send(result)
     except Exception:  # noqa: BLE001 - an exception that does not pickle travels as text
@@ -112,7 +118,7 @@ def _context():
 
 def _start(ctx, job: Job) -> _Running:
     parent, child = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=_child, args=(job, child), daemon=True)
+    p = ctx.Process(target=_child, args=(job, child, os.getpid()), daemon=True)
     p.start()
     procs.register(p.pid, True)
     child.close()
@@ -136,7 +142,7 @@ def _drain(r: _Running) -> None:
 
 def _finish(r: _Running, result: Any = None) -> Any:
     if result is not None:
-        r.proc.kill()
+        procs.kill_tree(r.proc.pid)
     r.proc.join(5)
     if result is None and not r.done:
         _drain(r)   # a last message may still be in the pipe
@@ -153,6 +159,7 @@ def run(jobs: list[Job], width: int = 0) -> dict[str, Any]:
     if not jobs:
         return {}
     ctx = _context()
+    procs.become_subreaper()   # what a job that died left running comes back to the build
     width = width or os.cpu_count() or 1
     pending, running, results = list(jobs), [], {}
     try:
@@ -170,7 +177,6 @@ def run(jobs: list[Job], width: int = 0) -> dict[str, Any]:
                     running.remove(r)
     finally:
         for r in running:
-            r.proc.kill()
-            procs.kill_group(r.proc.pid)
+            procs.kill_tree(r.proc.pid)
             procs.unregister(r.proc.pid)
     return results

@@ -27,15 +27,21 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from .project import load_book, profiles as list_profiles
+from . import procs
+from .project import load_book
 from .passes.parse import code_trees
+from .settings import (Parser, check_profile, folder_path, interval_seconds, port_number, positive_seconds,
+                       root_option)
 from .source import parse
 
 EVENTS = "/__bookbuild__/events"
 STATUS = "/__bookbuild__/status"
 
-CLIENT = """<script id="bookbuild-preview">(function(){
-  var seen = %(version)d;
+CLIENT_JS = "/__bookbuild__/client.js"
+#: the script every page the preview serves loads (a file of the server's, not inline: the pages'
+#: Content-Security-Policy runs scripts of the book's own origin only); its tag carries the version
+CLIENT = """(function(){
+  var me = document.currentScript, seen = parseInt(me.getAttribute('data-version'), 10);
   function banner(lines){
     var b = document.getElementById('bookbuild-errors');
     if (!lines || !lines.length){ if (b) b.remove(); return; }
@@ -51,7 +57,12 @@ CLIENT = """<script id="bookbuild-preview">(function(){
   }
   var es = new EventSource('%(events)s');
   es.onmessage = function(e){ apply(JSON.parse(e.data)); };
-})();</script>"""
+})();
+""" % {"events": EVENTS}
+
+
+def client_tag(version: int) -> str:
+    return f'<script id="bookbuild-preview" src="{CLIENT_JS}" data-version="{int(version)}"></script>'
 
 
 class State:
@@ -107,16 +118,54 @@ def snapshot(files: list[Path]) -> dict[Path, tuple[int, int]]:
     return snap
 
 
+class Builds:
+    """The rebuilds the preview drives, one at a time, each a ``render`` in a fresh process of its own
+    group that stops when the preview ends however it ends (``--with-parent``); :meth:`stop` sends it
+    SIGTERM first, so its own handler stops its jobs and removes its staging, then kills what is left."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+
+    def run(self, cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
+        self.proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        procs.register(self.proc.pid, "polite")
+        try:
+            out, err = self.proc.communicate()
+        finally:
+            procs.unregister(self.proc.pid)
+        return subprocess.CompletedProcess(cmd, self.proc.returncode, out, err)
+
+    def stop(self) -> None:
+        p, self.proc = self.proc, None
+        if p is not None and p.poll() is None:
+            procs.register(p.pid, "polite")
+            procs.stop_all()
+            p.wait()
+
+
+BUILDS = Builds()
+
+
 def build_once(root: Path, profile: str, cell_timeout: float | None = None) -> tuple[bool, list[str], float]:
     """One ``render`` (HTML only) in a fresh process; returns (ok, error lines, seconds)."""
     cmd = [sys.executable, "-m", "bookbuild", "render", "--profile", profile, "--root", str(root),
-           "--formats", "html"]
+           "--formats", "html", "--with-parent", str(os.getpid())]
     if cell_timeout:
         cmd += ["--cell-timeout", str(cell_timeout)]
     t0 = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+    r = BUILDS.run(cmd, root)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "waiting for it" not in ln]
     return r.returncode == 0, lines, time.perf_counter() - t0
+
+
+def changed_since(before: dict[Path, tuple[int, int]], files: list[Path], started_ns: int
+                  ) -> dict[Path, tuple[int, int]]:
+    """The snapshot to compare the next poll with, after a build that started at ``started_ns`` from the
+    sources ``before`` describes: a file the build did not know of yet counts as built only if it was
+    last written before the build started (else the next poll sees it as changed)."""
+    now = snapshot(files)
+    return {f: before[f] if f in before else (now[f] if 0 <= now[f][0] < started_ns else (0, -2)) for f in files}
 
 
 def make_handler(book_dir: Path, state: State):
@@ -137,6 +186,8 @@ def make_handler(book_dir: Path, state: State):
                 return self._events()
             if path == STATUS:
                 return self._json(state.snapshot())
+            if path == CLIENT_JS:
+                return self._script()
             target = Path(self.translate_path(path))
             if target.is_dir():
                 target = target / "index.html"
@@ -154,13 +205,21 @@ def make_handler(book_dir: Path, state: State):
             self.end_headers()
             self.wfile.write(data)
 
+        def _script(self):
+            data = CLIENT.encode("utf-8")
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/javascript; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
         def _page(self, target: Path | None):
             if target is None:
                 text = ("<!doctype html><meta charset=utf-8><title>bookbuild preview</title>"
                         "<body><p>No book yet: the first build has not succeeded.</p></body>")
             else:
                 text = target.read_text(encoding="utf-8")
-            script = CLIENT % {"version": state.version, "events": EVENTS}
+            script = client_tag(state.version)
             text = text.replace("</body>", script + "</body>", 1) if "</body>" in text else text + script
             data = text.encode("utf-8")
             self.send_response(HTTPStatus.OK)
@@ -189,26 +248,52 @@ def make_handler(book_dir: Path, state: State):
     return Handler
 
 
-def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bookbuild preview",
-                                 description="Serve the book on localhost and rebuild it as you edit.")
+def options(argv: list[str]) -> argparse.Namespace:
+    """The preview's options, each checked by the parser (a bad one is one line naming it, status 2)."""
+    ap = Parser(prog="python -m bookbuild preview",
+                description="Serve the book on localhost and rebuild it as you edit.")
     ap.add_argument("--profile", default=None, help="en | zh (default: the project's default)")
-    ap.add_argument("--port", type=int, default=4848)
+    ap.add_argument("--port", type=port_number, default=4848, help="1-65535 (0: any free port; default 4848)")
     ap.add_argument("--no-browser", action="store_true")
-    ap.add_argument("--root", default=".", type=Path)
-    ap.add_argument("--cell-timeout", type=float, default=None)
-    ap.add_argument("--interval", type=float, default=0.3, help=argparse.SUPPRESS)
+    ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
+    ap.add_argument("--cell-timeout", type=positive_seconds, default=None, metavar="SECONDS")
+    ap.add_argument("--interval", type=interval_seconds, default=0.3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    args.root = root_option(ap, args.root)
+    check_profile(ap, args.root, args.profile, allow_all=False)
+    return args
+
+
+def watch(root: Path, profile: str, interval: float, rebuild) -> None:
+    """Build, then poll the sources and ``rebuild()`` on a change. The snapshot a build is compared with
+    is taken before it starts, so an edit saved while it runs triggers the next one."""
+    files = watched_files(root, [profile])
+    snap, first = snapshot(files), True
+    while True:
+        if not first:
+            time.sleep(interval)
+            new = snapshot(files)
+            if new == snap:
+                continue
+            changed = [f for f in new if new[f] != snap.get(f)]
+            time.sleep(0.05)   # let an editor finish writing
+            print("preview: changed " + ", ".join(os.path.relpath(f, root) for f in changed[:4])
+                  + (" …" if len(changed) > 4 else ""), flush=True)
+        first = False
+        snap, started = snapshot(files), time.time_ns()
+        rebuild()
+        files = watched_files(root, [profile])   # an include may have been added
+        snap = changed_since(snap, files, started)
+
+
+def main(argv: list[str]) -> int:
+    args = options(argv)
     # Ctrl-C (and a polite kill) stop the preview cleanly, even where the shell that started it
     # ignores SIGINT (a background job inherits SIG_IGN, and Python then installs no handler)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    root = args.root.resolve()
-    names = list_profiles(root) or ["default"]
+    root = args.root
     profile = args.profile or load_book(root, None).profile
-    if profile not in names and profile != "default":
-        print(f"bookbuild: unknown profile {profile!r} (profiles: {', '.join(names)})", file=sys.stderr)
-        return 2
     book = load_book(root, profile)
     book_dir = (root / book.output_dir).resolve()
     state = State()
@@ -232,31 +317,24 @@ def main(argv: list[str]) -> int:
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"preview: serving {book.output_dir.as_posix()} at {url} (Ctrl-C stops)", flush=True)
-    report(*build_once(root, profile, args.cell_timeout))
-    if not args.no_browser:
-        webbrowser.open(url)
+    opened = args.no_browser
+
+    def rebuild():
+        nonlocal opened
+        report(*build_once(root, profile, args.cell_timeout))
+        if not opened:
+            opened = True
+            webbrowser.open(url)
+
     try:
-        files = watched_files(root, [profile])
-        snap = snapshot(files)
-        while True:
-            time.sleep(args.interval)
-            new = snapshot(files)
-            if new == snap:
-                continue
-            changed = [f for f in new if new[f] != snap.get(f)]
-            time.sleep(0.05)   # let an editor finish writing
-            print("preview: changed " + ", ".join(os.path.relpath(f, root) for f in changed[:4])
-                  + (" …" if len(changed) > 4 else ""), flush=True)
-            report(*build_once(root, profile, args.cell_timeout))
-            files = watched_files(root, [profile])   # an include may have been added
-            snap = snapshot(files)
+        watch(root, profile, args.interval, rebuild)
     except KeyboardInterrupt:
         print("\npreview: stopped", flush=True)
     finally:
+        BUILDS.stop()
         state.stopping = True
         with state.cond:
             state.cond.notify_all()
         server.shutdown()
         server.server_close()
     return 0
-

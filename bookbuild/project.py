@@ -192,16 +192,23 @@ def load_book(root: Path, profile: str | None = None) -> Book:
                               f"chapter {ch.path.as_posix()} is listed twice (profile lists "
                               "append to _quarto.yml's: keep chapter lists in the profile files only)")
         seen.add(ch.path)
-    lang = str(meta.get("lang") or "en")
+    lang = meta.get("lang") or "en"
+    if not isinstance(lang, str):
+        raise ConfigError(src, None, f"lang must be a language code such as en or zh, not {lang!r}")
     bib = meta.get("bibliography") or []
     if isinstance(bib, str):
         bib = [bib]
+    if not isinstance(bib, list) or not all(isinstance(b, str) and b.strip() for b in bib):
+        raise ConfigError(src, None, f"bibliography must name a .bib file or a list of them, not {bib!r}")
     # lists append across profiles: the same file named twice is one bibliography
     bibs: list[Path] = []
     for b in bib:
         if Path(b) not in bibs:
             bibs.append(Path(b))
     for b in bibs:
+        if not (root / b).resolve().is_relative_to(root):
+            raise ConfigError(src, None, f"bibliography {b.as_posix()} is outside the project: keep it in the "
+                                         "book's own folder")
         if not (root / b).is_file():
             raise ConfigError(src, None, f"bibliography {b.as_posix()} does not exist")
     csl = meta.get("csl")

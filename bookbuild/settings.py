@@ -7,6 +7,7 @@ A value comes from the command line, else from one of the few environment variab
 """
 from __future__ import annotations
 
+import argparse
 import math
 import os
 from dataclasses import dataclass, replace
@@ -30,6 +31,149 @@ DEFAULT_CELL_TIMEOUT = 120.0
 DEFAULT_OUTPUT_CAP = 1_000_000
 FORMATS = ("html", "pdf", "epub")
 DEFAULT_FORMATS = ("html", "pdf")
+
+
+# ------------------------------------------------------------------ the command line
+
+class Parser(argparse.ArgumentParser):
+    """Every command's parser: a bad option is one line naming it, exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {' '.join(str(message).split())}\n")
+
+
+def project_root(given: Path | str) -> Path:
+    """The project folder: ``given`` if it holds ``_quarto.yml``, else the nearest folder above it that does
+    (so every command works from any folder inside the project)."""
+    from .errors import BuildError
+    p = Path(given).resolve()
+    for d in [p, *p.parents]:
+        if (d / "_quarto.yml").is_file():
+            return d
+    raise BuildError(str(given), None, "is not inside a book project (no _quarto.yml here or above): "
+                                       "run from the project folder or pass --root PROJECT")
+
+
+def root_option(ap: argparse.ArgumentParser, given: Path | str) -> Path:
+    """``--root`` as the project folder (:func:`project_root`), or a usage error naming the option."""
+    from .errors import BuildError
+    try:
+        return project_root(given)
+    except BuildError as e:
+        ap.error(f"argument --root: {Path(given).resolve()} {e.message}")
+
+
+def check_profile(ap: argparse.ArgumentParser, root: Path, value: str | None, allow_all: bool = True) -> None:
+    """``--profile`` names one of the project's profiles (or ``all``); else a usage error naming them."""
+    from .project import profiles
+    names = profiles(root)
+    known = (["all"] if allow_all else []) + names
+    if value is not None and value != "default" and names and value not in known:
+        ap.error(f"argument --profile: unknown profile {value!r}; choose from {', '.join(known)}")
+
+
+# ------------------------------------------------------------------ the command line's option types
+# Each takes the option's text and returns its value, or raises ArgumentTypeError saying what range is
+# accepted; argparse puts the option's name in front ("argument --port: expected ...").
+
+#: the longest a cell may run (a day) and the preview's polling interval range, in seconds
+MAX_SECONDS = 86_400.0
+INTERVAL_RANGE = (0.05, 60.0)
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r} (not a finite number)")
+    return v
+
+
+def positive_seconds(text: str) -> float:
+    v = _number(text, "a number of seconds")
+    if not 0 < v <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0 and at most {MAX_SECONDS:.0f}, "
+                                         f"got {text!r}")
+    return v
+
+
+def interval_seconds(text: str) -> float:
+    lo, hi = INTERVAL_RANGE
+    v = _number(text, "a number of seconds")
+    if not lo <= v <= hi:
+        raise argparse.ArgumentTypeError(f"expected {lo:g} to {hi:g} seconds, got {text!r}")
+    return v
+
+
+def _whole(text: str, what: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+
+
+def jobs_count(text: str) -> int:
+    v = _whole(text, "a whole number of processes")
+    if not 0 <= v <= 256:
+        raise argparse.ArgumentTypeError(f"expected 0 (one per core) to 256 processes, got {text!r}")
+    return v
+
+
+def port_number(text: str) -> int:
+    v = _whole(text, "a port number")
+    if not 0 <= v <= 65_535:
+        raise argparse.ArgumentTypeError(f"expected a port from 1 to 65535 (0: any free port), got {text!r}")
+    return v
+
+
+def process_id(text: str) -> int:
+    v = _whole(text, "a process id")
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a process id above 0, got {text!r}")
+    return v
+
+
+def formats_list(text: str) -> tuple[str, ...]:
+    got = tuple(f.strip() for f in text.split(",") if f.strip())
+    bad = [f for f in got if f not in FORMATS]
+    if not got or bad:
+        raise argparse.ArgumentTypeError(f"takes {', '.join(FORMATS)} separated by commas, not {text!r}")
+    return got
+
+
+def _path(text: str, what: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a {what}, got an empty name")
+    if any(ord(c) < 32 for c in text):
+        raise argparse.ArgumentTypeError(f"expected a {what} name without control characters, got {text!r}")
+    return Path(text)
+
+
+def folder_path(text: str) -> Path:
+    """A folder named on the command line (it need not exist yet): not empty, no control characters."""
+    return _path(text, "folder")
+
+
+def file_path(text: str) -> Path:
+    """A file named on the command line: not empty, no control characters."""
+    return _path(text, "file")
+
+
+def existing_folder(text: str) -> Path:
+    """A folder that must exist already (a book to read)."""
+    p = folder_path(text)
+    if not p.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is not a folder" + (" (it is a file)" if p.exists() else ""))
+    return p
+
+
+def git_revision(text: str) -> str:
+    """A git revision as ``diff`` takes it: not an option (``--output=...``), no control characters."""
+    if not text or text.startswith("-") or any(ord(c) < 32 or c == "\x7f" for c in text):
+        raise argparse.ArgumentTypeError(f"expected a git revision (a commit, branch or tag), got {text!r}")
+    return text
 
 
 def debug_requested(env: Mapping[str, str] | None = None) -> bool:
@@ -95,7 +239,8 @@ class Settings:
 
     @property
     def build_dir(self) -> Path:
-        return self.root / "_build"
+        """``<root>/_build``, resolved: it may be a link to another disk (a scratch disk, a tmpfs)."""
+        return (self.root / "_build").resolve()
 
     @property
     def cache_folder(self) -> Path | None:

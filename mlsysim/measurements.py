@@ -401,12 +401,25 @@ def table_rows(measurements: Mapping[str, Measurement] | None = None, lang: str 
     return rows
 
 
+#: what pandoc's markdown reads as markup in a table cell (registry text is text: escaped, never markup)
+_MARKUP = re.compile(r"([\\`*_{}\[\]<>$^~@&|#])")
+#: a citation the table may print as one: a plain references.bib key
+_CITATION = re.compile(r"^\[@[A-Za-z0-9_][\w:.#%+?/-]*\]$")
+
+
+def _cell_markdown(text: str) -> str:
+    """A table cell's text as markdown: a ``[@key]`` citation as it is, anything else shown as written."""
+    if _CITATION.match(text):
+        return text
+    return _MARKUP.sub(r"\\\1", " ".join(text.split()) if "\n" in text else text)
+
+
 def table_markdown(measurements=None, lang: str = "en", **kw) -> str:
     """The rows as a pipe table (the appendix prints it; the same columns in both languages)."""
     head = TABLE_TEXT[lang]["headers"]
     lines = ["| " + " | ".join(head) + " |", "|:--|:--|:--|:--|--:|:--|--:|--:|--:|"]
     for r in table_rows(measurements, lang, **kw):
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+        lines.append("| " + " | ".join(_cell_markdown(c) for c in r) + " |")
     return "\n".join(lines)
 
 

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from ..checks import Check, CheckContext
-from ..errors import BuildError
+from ..errors import BuildError, read_text
 from . import typography as T
 from .hooks import library_dirs
 from .lint import lint_text, load_allowlist
@@ -39,7 +39,15 @@ def unused(ctx: CheckContext) -> list[BuildError]:
 
 
 def translations(ctx: CheckContext) -> list[BuildError]:
-    return check_translations(ctx.root, ctx.all_books, ctx.text_of)
+    """A translation's English chapter is read as parsed when a profile lists it, else from its file (a
+    profile may drop a chapter its translation still translates)."""
+    def text_of(rel: str) -> str | None:
+        got = ctx.text_of(rel)
+        path = (ctx.root / rel).resolve()
+        if got is None and path.is_relative_to(ctx.root.resolve()) and path.is_file():
+            return read_text(path, rel)
+        return got
+    return check_translations(ctx.root, ctx.all_books, text_of)
 
 
 def typography(ctx: CheckContext) -> list[BuildError]:

@@ -27,6 +27,7 @@ from pathlib import Path
 from .. import procs
 from ..cache import tree_digest
 from ..errors import BuildError
+from ..settings import Parser, check_profile, folder_path, git_revision, root_option
 
 
 def git(root: Path, *args: str, binary: bool = False):
@@ -77,9 +78,9 @@ def facts(tree: Path, profile: str, cache_dir: Path, tool: Path) -> dict:
     """Inline values and guards of every chapter, built in ``tree`` by a fresh process (so the
     tree's own ``mlsysim`` is the one imported) running the bookbuild copied to ``tool``."""
     boot = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
-            "from bookbuild.__main__ import main; sys.exit(main(sys.argv[1:]))")
+            "from bookbuild.__main__ import as_command; as_command(sys.argv[1:])")
     r = procs.run([sys.executable, "-c", boot, str(tool), "facts", "--root", str(tree), "--profile", profile,
-                   "--cache-dir", str(cache_dir)], cwd=str(tree))
+                   "--cache-dir", str(cache_dir), "--with-parent", str(os.getpid())], cwd=str(tree), polite=True)
     if r.returncode != 0:
         lines = [ln for ln in r.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
         raise BuildError(None, None, f"building {tree} failed: " + (" | ".join(lines[-3:]) or f"exit {r.returncode}"))
@@ -188,14 +189,25 @@ def compare(old: dict, new: dict) -> tuple[list[Change], list[GuardChange], list
     return changes, guards, notes
 
 
-def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bookbuild diff",
-                                 description="Every inline value and guard a change moved, in both languages.")
-    ap.add_argument("ref", nargs="?", default="HEAD", help="the git revision to compare with (default HEAD)")
+def options(argv: list[str]) -> argparse.Namespace:
+    """``diff``'s options, each checked by the parser (one line naming it, status 2)."""
+    ap = Parser(prog="python -m bookbuild diff",
+                description="Every inline value and guard a change moved, in both languages.")
+    ap.add_argument("ref", nargs="?", default="HEAD", type=git_revision,
+                    help="the git revision to compare with (default HEAD)")
     ap.add_argument("--profile", default="all", help="en | zh | all (default: all)")
-    ap.add_argument("--root", default=".", type=Path)
+    ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
     args = ap.parse_args(argv)
-    root = args.root.resolve()
+    args.root = root_option(ap, args.root)
+    check_profile(ap, args.root, args.profile)
+    return args
+
+
+def main(argv: list[str]) -> int:
+    """Writes only inside the project: the old sources and a copy of bookbuild under ``_build/diff``, the
+    shared cache under ``_build/cache``."""
+    args = options(argv)
+    root = args.root
     sha, old_tree = checkout(root, args.ref)
     cache_dir = root / "_build" / "cache"
     tool = this_bookbuild(root)

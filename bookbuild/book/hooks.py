@@ -2,7 +2,8 @@
 
 - every inline value that reads an attribute is marked ``[295]{.mlsysim-v data-attr="ServingRef.ratio_str"}``,
   so the HTML book's reader (hover explanations, the reader's choice) finds it; text, PDF and search
-  see only the value;
+  see only the value; the value is text (:func:`markdown_text`): a registry name holding ``<script>``,
+  ``*`` or ``@`` prints those characters, it never becomes markup;
 - every cell class's ``*_str`` is explained (:mod:`.provenance`), every guard mapped to the values it
   protects;
 - guards are recorded (``mlsysim.guards.recording``) and kept with the chapter, so ``diff`` reads the
@@ -33,11 +34,27 @@ DATA_ENV = ("MLSYSIM_DATA_DIR",)
 ATTR_EXPR = re.compile(r"^[A-Za-z_]\w*\.[A-Za-z_]\w*$")
 
 
+#: what pandoc's markdown reads as markup inside a line: HTML, emphasis, code, math, links and spans,
+#: citations, super/subscripts, entities, table cells, escapes (quotes and dashes stay typographic)
+MARKUP = re.compile(r"([\\`*_{}\[\]<>$^~@&|#])")
+#: what starts a block when it opens a line (a list item)
+BLOCK_START = re.compile(r"^(\s*)(\d+)([.)])(?=\s)|^(\s*)([-+])(?=\s)")
+
+
+def markdown_text(value: str) -> str:
+    """``value`` as markdown that shows exactly its text (each markup character backslash-escaped, line
+    breaks as spaces); a value without markup characters is unchanged."""
+    value = " ".join(value.splitlines()) if ("\n" in value or "\r" in value) else value
+    value = MARKUP.sub(r"\\\1", value)
+    return BLOCK_START.sub(lambda m: (m.group(1) + m.group(2) + "\\" + m.group(3)) if m.group(2)
+                           else (m.group(4) + "\\" + m.group(5)), value)
+
+
 def value_span(expr: str, value: str) -> str:
-    """An inline value as the book marks it (attribute reads only; an empty value stays empty)."""
+    """An inline value as the book marks it (attribute reads only; an empty value stays empty), as text."""
     if ATTR_EXPR.match(expr) and value.strip():
-        return f'[{value}]{{.mlsysim-v data-attr="{expr}"}}'
-    return value
+        return f'[{markdown_text(value)}]{{.mlsysim-v data-attr="{expr}"}}'
+    return markdown_text(value)
 
 
 class BookHooks(Hooks):
@@ -98,7 +115,7 @@ class BookHooks(Hooks):
             return file
 
     def inline(self, expr: str, value: str) -> str:
-        return value_span(expr, value) if self.mark_inline else value
+        return value_span(expr, value) if self.mark_inline else markdown_text(value)
 
     def after_cell(self, cell: Cell, namespace: dict) -> None:
         self.cells.append(cell)

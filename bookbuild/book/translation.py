@@ -25,7 +25,6 @@ Every check is a pure function of the files and returns :class:`~bookbuild.error
 """
 from __future__ import annotations
 
-import argparse
 import difflib
 import hashlib
 import re
@@ -222,6 +221,8 @@ def stamp(root: Path, translated: Path, source: str | None = None) -> tuple[str,
     root = Path(root)
     path = translated if translated.is_absolute() else root / translated
     rel = _rel(path, root)
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise TranslationError(rel, None, "is outside the project: name a chapter of this book (or pass --root)")
     if not path.is_file():
         raise TranslationError(rel, None, "no such file")
     text = path.read_text(encoding="utf-8")
@@ -230,6 +231,9 @@ def stamp(root: Path, translated: Path, source: str | None = None) -> tuple[str,
     if not src_rel:
         raise TranslationError(rel, None, f"has no {FRONT_KEY} front matter; pass --source <English chapter>")
     src = root / src_rel
+    if not src.resolve().is_relative_to(root.resolve()):
+        raise TranslationError(rel, None, f"{FRONT_KEY} names {src_rel}, which is outside the project: "
+                                          "name the English chapter of this book it translates")
     if not src.is_file():
         raise TranslationError(rel, None, f"{FRONT_KEY} names {src_rel}, which does not exist")
     blocks = prose_blocks(src.read_text(encoding="utf-8"))
@@ -331,13 +335,17 @@ def check_translations(root: Path, books: Iterable[Any], text_of: Callable[[str]
 
 def main_translated(argv: list[str]) -> int:
     """``python -m bookbuild translated FILE [--source EN] [--root .]``: stamp a translation."""
-    ap = argparse.ArgumentParser(prog="python -m bookbuild translated",
-                                 description="record that FILE is up to date with the English chapter it translates")
-    ap.add_argument("file", type=Path)
+    from ..settings import Parser, file_path, folder_path, project_root, root_option
+    ap = Parser(prog="python -m bookbuild translated",
+                description="record that FILE is up to date with the English chapter it translates")
+    ap.add_argument("file", type=file_path)
     ap.add_argument("--source", default=None, help="the English chapter (only when FILE has no translation-of yet)")
-    ap.add_argument("--root", default=".", type=Path)
+    ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
     args = ap.parse_args(argv)
-    root = args.root.resolve()
+    try:
+        root = project_root(args.root)
+    except BuildError:   # a translation needs no book around it: a folder named with --root is the project
+        root = args.root.resolve() if args.root.is_dir() and args.root != Path(".") else root_option(ap, args.root)
     target = args.file if args.file.is_absolute() else (Path.cwd() / args.file)
     try:
         old, new = stamp(root, target.resolve(), args.source)

@@ -1,20 +1,26 @@
 """render: each book into a staging folder beside its destination, which replaces the destination only when
 the whole book (every format, every asset) succeeded: ``_book/<lang>`` is old or new, never mixed.
 
-A book whose inputs did not change since it was rendered (its stamp holds the same key) is left alone.
-A destination that holds files the build did not write (no stamp: a ``.git``, a ``CNAME``) is refused,
-never replaced. Staging sits in the destination's own folder, so the swap is a rename on one file system
-wherever ``_build`` lives.
+A book whose inputs did not change since it was rendered (its stamp holds the same key, and every file
+it lists is as the render wrote it) is left alone. The stamp (``.bookbuild-stamp``: the key, then every
+file the render wrote with its digest) is how a destination says it is ours: one that holds anything else (no stamp, or a ``.git``, a ``CNAME`` added beside the pages) is
+refused in one line, never replaced, and nothing in it is deleted. Staging sits in the destination's own
+folder, so the swap is a rename on one file system wherever ``_build`` lives; it exchanges the two
+folders in one step where the system can (``renameat2``), and is never cut in half by a signal. An
+interrupted render stops its tools and removes its staging; what a killed one left is removed by the next.
 """
 from __future__ import annotations
 
-import json
+import ctypes
 import os
+import re
 import shutil
+import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
+from .. import procs
 from ..cache import file_digest, sha256_bytes, tree_digest
 from ..errors import BuildError, BuildFailed
 from ..project import Book
@@ -22,12 +28,24 @@ from ..render.pdf import find_cjk_font_dir, font_identity
 from .state import Build
 
 STAMP = ".bookbuild-stamp"
+#: how long an interrupted render waits for its threads once their tools are stopped (typst runs in-process)
+STOP_WAIT = 10.0
 
 
 def destination(build: Build, book: Book) -> Path:
+    """Where the book goes: ``--output-dir``/<lang> (a folder the user names, anywhere), else the profile's
+    ``output-dir``, which must lie inside the project (a link inside it, to a scratch disk say, is the
+    user's own choice and is followed)."""
     s = build.settings
     if s.output_dir is not None:
         return (s.output_dir / book.output_dir.name).resolve()
+    lexical = Path(os.path.normpath(s.root / book.output_dir))
+    if lexical == s.root or not lexical.is_relative_to(s.root):
+        src = "_quarto.yml" if book.profile == "default" else f"_quarto-{book.profile}.yml"
+        raise BuildError(src, None, f"project: output-dir {book.output_dir.as_posix()} is "
+                                    f"{'the project folder itself' if lexical == s.root else 'outside the project'}"
+                                    ": name a folder inside it (such as _book/<lang>), or render elsewhere with "
+                                    "--output-dir")
     return (s.root / book.output_dir).resolve()
 
 
@@ -55,26 +73,110 @@ def _rel(p: Path, root: Path) -> str:
         return str(p)
 
 
+def read_stamp(dest: Path) -> tuple[str, dict[str, str] | None] | None:
+    """The stamp of a rendered book: its key, and every entry the render wrote with its digest (``-`` for
+    a folder; None: a stamp of an older bookbuild, which did not list them); None when there is no stamp."""
+    try:
+        lines = (dest / STAMP).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not lines:
+        return None
+    listed = dict(reversed(ln.split(" ", 1)) for ln in lines[1:] if " " in ln)
+    return lines[0].strip(), (listed if len(lines) > 1 else None)
+
+
+def write_stamp(stage: Path, key: str) -> None:
+    lines = [key] + [("-" if f.endswith("/") else file_digest(stage / f)) + " " + f for f in _files(stage)]
+    (stage / STAMP).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def intact(dest: Path, listed: dict[str, str] | None) -> bool:
+    """Every entry the stamp lists is there, as the render wrote it (a page edited by hand is not)."""
+    return listed is not None and all(
+        (dest / f).is_dir() if d == "-" else file_digest(dest / f) == d for f, d in listed.items())
+
+
+def _files(folder: Path) -> list[str]:
+    """Every entry under ``folder`` but the stamp, as posix paths relative to it (a folder with a trailing ``/``)."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        here = Path(dirpath)
+        out += [(here / n).relative_to(folder).as_posix() for n in filenames]
+        out += [(here / n).relative_to(folder).as_posix() + ("" if (here / n).is_symlink() else "/")
+                for n in dirnames]
+    return sorted(f for f in out if f != STAMP)
+
+
 def refuse_foreign(dest: Path, root: Path) -> None:
-    """A destination the build did not write is never replaced."""
-    if dest.is_dir() and not (dest / STAMP).is_file() and any(dest.iterdir()):
-        shown = ", ".join(sorted(p.name for p in dest.iterdir())[:4])
-        raise BuildError(_rel(dest, root), None, f"holds files the build did not write ({shown}): render into an "
-                                                 "empty folder or one a previous render wrote (--output-dir)")
+    """A destination the build did not write, or one holding anything a render did not write, is never
+    replaced (nor is anything in it deleted)."""
+    if dest.is_symlink() and not dest.exists() or dest.exists() and not dest.is_dir():
+        raise BuildError(_rel(dest, root), None, "is a file, not a folder: render into a folder "
+                                                 "(--output-dir DIR puts each book in DIR/<lang>)")
+    if not dest.is_dir():
+        return
+    stamp = read_stamp(dest)
+    present = _files(dest)
+    if stamp is None:
+        foreign = present
+    elif stamp[1] is None:
+        return
+    else:
+        foreign = [f for f in present if f not in stamp[1]]
+    if foreign:
+        shown = ", ".join(foreign[:4]) + (f" and {len(foreign) - 4} more" if len(foreign) > 4 else "")
+        raise BuildError(_rel(dest, root), None, f"holds files the build did not write ({shown}): move them out, "
+                                                 "or render into an empty folder or one a previous render wrote "
+                                                 "(--output-dir)")
+
+
+_LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?:staging|old)-(?P<pid>\d+)(?:-\d+)?$")
+
+
+def sweep_leftovers(dest: Path) -> None:
+    """Remove the staging and old folders a render that was killed left beside ``dest`` (only ours: our
+    names, and a process that no longer runs)."""
+    try:
+        entries = list(dest.parent.iterdir())
+    except OSError:
+        return
+    for p in entries:
+        m = _LEFTOVER.match(p.name)
+        if m and m.group("name") == dest.name and int(m.group("pid")) != os.getpid() and procs.ended(int(m.group("pid"))):
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False where that is not possible."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
 
 
 def _swap(stage: Path, dest: Path, root: Path) -> None:
-    """Put ``stage`` where ``dest`` is: rename the old one aside, rename the new one in, delete the old."""
+    """Put ``stage`` where ``dest`` is: exchange the two and delete the old one (or: rename the old one
+    aside, rename the new one in, delete the old), with signals held so both renames happen or neither."""
     old = dest.with_name(f".{dest.name}.old-{os.getpid()}-{time.monotonic_ns()}")
     try:
-        if dest.exists():
-            os.rename(dest, old)
-        try:
-            os.rename(stage, dest)
-        except OSError:
-            if old.exists():
-                os.rename(old, dest)   # put the old book back
-            raise
+        with procs.signals_held():
+            if dest.exists() and _exchange(stage, dest):
+                old = stage            # the old book is where the new one was
+            else:
+                if dest.exists():
+                    os.rename(dest, old)
+                try:
+                    os.rename(stage, dest)
+                except OSError:
+                    if old.exists():
+                        os.rename(old, dest)   # put the old book back
+                    raise
     except OSError as e:
         raise BuildError(_rel(dest, root), None, f"cannot replace the rendered book: {e.strerror}; "
                                                  "it was left as before") from None
@@ -89,7 +191,7 @@ def _render_one(build: Build, book: Book, key: str, dest: Path) -> Path:
     render_profile(build.root, book.profile, build.executed_dir(book.profile), staging, build.settings.formats,
                    pandoc=build.pandoc, cjk_font_dir=build.settings.cjk_font_dir)
     stage = staging / book.profile
-    (stage / STAMP).write_text(key + "\n", encoding="utf-8")
+    write_stamp(stage, key)
     return stage
 
 
@@ -97,30 +199,39 @@ def run(build: Build) -> None:
     todo = []
     for book in build.books:
         key, dest = render_key(build, book), destination(build, book)
-        stamp = dest / STAMP
-        if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == key:
+        stamp = read_stamp(dest) if dest.is_dir() else None
+        if stamp is not None and stamp[0] == key and intact(dest, stamp[1]):
             build.report.up_to_date.append(book.profile)
             continue
         refuse_foreign(dest, build.root)
         dest.parent.mkdir(parents=True, exist_ok=True)
+        sweep_leftovers(dest)
         todo.append((book, key, dest))
     if not todo:
         return
-    errors, staged = [], []
+    errors, staged, futures = [], [], []
+    ex = ThreadPoolExecutor(max_workers=len(todo))
     try:
-        with ThreadPoolExecutor(max_workers=len(todo)) as ex:
-            futures = [(item, ex.submit(_render_one, build, *item)) for item in todo]
-            for (book, _, dest), fut in futures:
-                try:
-                    staged.append((book, fut.result(), dest))
-                except BuildError as e:
-                    errors.append(e)
+        futures = [(item, ex.submit(_render_one, build, *item)) for item in todo]
+        for (book, _, dest), fut in futures:
+            try:
+                staged.append((book, fut.result(), dest))
+            except BuildError as e:
+                errors.append(e)
         if errors:
-            kept = ", ".join(_rel(dest, build.root) for _, _, dest in todo)
-            raise BuildFailed(errors + [BuildError(None, None, f"nothing was replaced: {kept} left as before")])
+            kept = f"nothing was replaced: {', '.join(_rel(dest, build.root) for _, _, dest in todo)} left as before"
+            if len(errors) == 1:   # one problem, one line
+                e = errors[0]
+                raise BuildFailed([type(e)(e.path or None, e.line, f"{e.message}; {kept}", e.label)])
+            raise BuildFailed(errors + [BuildError(None, None, kept)])
         for book, stage, dest in staged:
             _swap(stage, dest, build.root)
             build.report.rendered.append(book.profile)
+    except KeyboardInterrupt:
+        procs.stop_all()   # an interrupt: the tools the threads run stop now, and no other starts
+        raise
     finally:
+        ex.shutdown(wait=False, cancel_futures=True)
+        wait([f for _, f in futures], timeout=STOP_WAIT)
         for _, _, dest in todo:
             shutil.rmtree(dest.with_name(f".{dest.name}.staging-{os.getpid()}"), ignore_errors=True)

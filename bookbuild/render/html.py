@@ -3,11 +3,19 @@
 Everything the pages load is written next to them (``assets/``, ``search-index.js``); no page names
 another host. What a layer above adds (page data, scripts: :class:`~.additions.Additions`) goes in
 at the end of each page's body. Output is deterministic: no timestamps, sorted JSON.
+
+Every page carries a Content-Security-Policy (:func:`content_policy`): scripts only from the book's own
+folder and the inline scripts the build wrote (named by their digest), no inline event handlers, no
+``javascript:`` links, no plugins, nothing from another host; so text that slipped into a page as markup
+still cannot run. It holds for a book opened from disk (``file:``) as for one served.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -174,6 +182,43 @@ def _pager(site: Site, ch: Chapter) -> str:
     return "".join(out)
 
 
+#: an inline script element (no src) and its type; only JavaScript ones run
+INLINE_SCRIPT = re.compile(r"<script(?P<attrs>(?:\s[^>]*)?)>(?P<code>.*?)</script\s*>", re.S | re.I)
+SCRIPT_TYPE = re.compile(r"""\stype\s*=\s*["']?(?P<t>[^"'\s>]+)""", re.I)
+JS_TYPES = ("", "text/javascript", "application/javascript", "module")
+
+
+def inline_script_hashes(html_text: str) -> list[str]:
+    """The CSP source (``'sha256-…'``) of every inline JavaScript element of ``html_text``, in order, once each."""
+    out: list[str] = []
+    for m in INLINE_SCRIPT.finditer(html_text):
+        attrs = m.group("attrs") or ""
+        if re.search(r"\ssrc\s*=", attrs, re.I):
+            continue
+        t = SCRIPT_TYPE.search(attrs)
+        if (t.group("t").lower() if t else "") not in JS_TYPES:
+            continue
+        digest = base64.b64encode(hashlib.sha256(m.group("code").encode("utf-8")).digest()).decode("ascii")
+        if f"'sha256-{digest}'" not in out:
+            out.append(f"'sha256-{digest}'")
+    return out
+
+
+def content_policy(scripts: list[str]) -> str:
+    """The page's Content-Security-Policy: its own folder only; ``scripts``: the inline scripts allowed.
+    Styles may be inline (pandoc's column widths, plotly's figures); images and fonts may be ``data:``."""
+    return "; ".join([
+        "default-src 'self'", "script-src " + " ".join(["'self'", *scripts]), "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:", "font-src 'self' data:", "connect-src 'self'", "object-src 'none'",
+        "base-uri 'none'", "form-action 'none'"])
+
+
+def csp_meta(scripts: list[str]) -> str:
+    """The policy as the page's first tag after its charset (it governs only what follows it)."""
+    policy = html.escape(content_policy(scripts), quote=False).replace('"', "&quot;")
+    return f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+
+
 def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
     u = ui(site.lang)
     root = "../" * ch.page.count("/")
@@ -186,6 +231,7 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
 <html lang="{e(site.lang)}" data-theme="light">
 <head>
 <meta charset="utf-8">
+{csp_meta(inline_script_hashes(THEME_BOOT + body))}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="bookbuild (pandoc)">
 <title>{e(page_title)}</title>
@@ -238,6 +284,7 @@ def redirect_html(site: Site, target: str) -> str:
 <html lang="{html.escape(site.lang)}">
 <head>
 <meta charset="utf-8">
+{csp_meta([])}
 <title>{html.escape(site.title)}</title>
 <meta http-equiv="refresh" content="0; url={t}">
 </head>

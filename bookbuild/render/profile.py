@@ -118,6 +118,9 @@ def _image_fixer(root: Path, exec_dir: Path, entry: dict, ch: Chapter, out: Path
         if found is None:
             raise RenderError(ch.source, None, f"image {src} not found (looked in "
                               + ", ".join(str(c.parent) for c in cands) + ")")
+        if not any(found.resolve().is_relative_to(d.resolve()) for d in (root, exec_dir)):
+            raise RenderError(ch.source, None, f"image {src} is outside the project ({found.resolve()}): a chapter "
+                                               "may show only files of the book's own folder")
         rel = PurePosixPath(src)
         if rel.is_absolute() or ".." in rel.parts:
             rel = PurePosixPath("figures") / found.name
