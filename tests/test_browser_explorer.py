@@ -147,7 +147,7 @@ def test_every_figure_is_interactive_and_local(built_book, browser, path, n):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto((built_book / path).as_uri())
-    page.wait_for_function(f"document.querySelectorAll('.mlsysim-plot[data-ready=\"1\"]').length === {n}",
+    page.wait_for_function(f"() => document.querySelectorAll('.mlsysim-plot[data-ready=\"1\"]').length === {n}",
                            timeout=15_000)
     assert page.locator("script[src$='vendor/plotly-basic.min.js']").count() == 1   # once per page
     for fig in page.locator("figure:has(.mlsysim-plot)").all():
@@ -199,7 +199,8 @@ def test_legend_toggle_hides_a_series(built_book, page_of):
     page.locator(sel).scroll_into_view_if_needed()
     drawn = page.locator(sel + " .scatterlayer .trace").count()
     page.locator(sel + " .legend .traces").filter(has_text="Attention term").click()
-    page.wait_for_function(f"document.querySelector('{sel}').data.some(t => t.visible === 'legendonly')")
+    # a function, not an expression string: the page's Content-Security-Policy allows no eval
+    page.wait_for_function(f"() => document.querySelector('{sel}').data.some(t => t.visible === 'legendonly')")
     hidden = [t["key"] for t in plot_data(page, sel) if t["visible"] == "legendonly"]
     assert hidden == ["attention"]
     assert page.locator(sel + " .scatterlayer .trace").count() == drawn - 1

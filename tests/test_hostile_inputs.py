@@ -237,6 +237,7 @@ def test_unwritable_book_folder_is_one_line(tmp_path, monkeypatch, capsys):
             raise PermissionError(13, "Permission denied", str(a))
         return real(a, b)
     monkeypatch.setattr(render_pass.os, "rename", refuse)
+    monkeypatch.setattr(render_pass, "_exchange", lambda a, b: False)   # renameat2 fails there too
     assert main(["render", "--profile", "en", "--root", str(root)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["_book/en: cannot replace the rendered book: Permission denied; it was left as before"]
