@@ -24,6 +24,8 @@ import threading
 import time
 from typing import Sequence
 
+from .settings import tool_environment
+
 _LOCK = threading.Lock()
 #: pid -> how it is stopped: "group" (a forked job leading its group), "polite" (a build we drive, in
 #: its own group: SIGTERM first, so its own handler stops its children), "plain" (a tool)
@@ -210,13 +212,14 @@ def _reap() -> None:
 
 def run(cmd: Sequence[str], data: bytes | None = None, cwd: str | None = None,
         timeout: float | None = None, polite: bool = False) -> subprocess.CompletedProcess:
-    """``subprocess.run(cmd, input=data, capture_output=True)``, registered so that it dies with the build.
-    ``polite``: the command is a build of ours (in its own group, stopped with SIGTERM first)."""
+    """``subprocess.run(cmd, input=data, capture_output=True)``, registered so that it dies with the build,
+    under a UTF-8 locale whatever the user's (:func:`~bookbuild.settings.tool_environment`). ``polite``: the
+    command is a build of ours (in its own group, stopped with SIGTERM first)."""
     if _STOPPING.is_set():
         raise KeyboardInterrupt("the build is stopping")
     proc = subprocess.Popen(list(cmd), stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                            start_new_session=polite)
+                            start_new_session=polite, env=tool_environment())
     register(proc.pid, "polite" if polite else "plain")
     try:
         out, err = proc.communicate(data, timeout=timeout)

@@ -140,7 +140,8 @@ def compile_typst(src: str, typ_path: Path, font_paths: list[str], needs_cjk: bo
 def render_pdf(ctx: Context, chapters: list[Chapter], title: str, bibliography: list[Path], image_root: Path,
                pdf_path: Path, typ_path: Path, *, cjk_font_dir: str | None = None, store=None) -> Path:
     body = "\n\n#pagebreak(weak: true)\n\n".join(chapter_typst(ctx, ch, bibliography, image_root) for ch in chapters)
-    needs_cjk = ctx.lang.startswith("zh") or bool(CJK_RE.search(body)) or bool(CJK_RE.search(title))
+    text = IMAGE_RE.sub("", body)   # an image's path is no text of the book (the project may sit in a CJK-named folder)
+    needs_cjk = ctx.lang.startswith("zh") or bool(CJK_RE.search(text)) or bool(CJK_RE.search(title))
     font_paths = _font_paths(needs_cjk, cjk_font_dir)
     pdf = compile_typst(book_source(title, ctx.lang, body, font_paths), typ_path, font_paths, needs_cjk, store)
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
