@@ -196,7 +196,7 @@ def _render_one(build: Build, book: Book, key: str, dest: Path) -> Path:
 
 
 def run(build: Build) -> None:
-    todo = []
+    todo, made = [], []   # made: the folders above the books this render created (gone again if it fails)
     for book in build.books:
         key, dest = render_key(build, book), destination(build, book)
         stamp = read_stamp(dest) if dest.is_dir() else None
@@ -204,6 +204,7 @@ def run(build: Build) -> None:
             build.report.up_to_date.append(book.profile)
             continue
         refuse_foreign(dest, build.root)
+        made += [p for p in [dest.parent, *dest.parent.parents] if not p.exists()]
         dest.parent.mkdir(parents=True, exist_ok=True)
         sweep_leftovers(dest)
         todo.append((book, key, dest))
@@ -235,3 +236,8 @@ def run(build: Build) -> None:
         wait([f for _, f in futures], timeout=STOP_WAIT)
         for _, _, dest in todo:
             shutil.rmtree(dest.with_name(f".{dest.name}.staging-{os.getpid()}"), ignore_errors=True)
+        for folder in made if len(build.report.rendered) < len(todo) else []:
+            try:
+                folder.rmdir()   # only if empty: a failed first render leaves no _book behind
+            except OSError:
+                pass
