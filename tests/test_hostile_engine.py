@@ -1,0 +1,514 @@
+"""The build engine under hostile input, round 3 (issue "Hostile input, round 3"): where the build writes,
+the cache, files outside the project, options, configuration files, environments, a profile that drops
+a chapter. (Processes and the preview: ``test_hostile_processes.py``; data strings in the pages:
+``test_hostile_pages.py``.)
+
+Every probe runs the command a user runs, in a subprocess whose HOME, temp folder and caches lie in the
+test's temporary folder, on a private copy of the fixture book (the real book only where the class needs
+it). Each asserts the exit status; for a refusal, exactly one stderr line, without a traceback, naming what
+to change; that nothing outside the test's temporary folder changed (the repository's code, data and git
+status hashed before and after; sentinel files beside the project, a ``.git`` and a ``CNAME`` among them);
+and, where it applies, that ``_book`` is the old book or the new one, never a mix.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SOURCES_IGNORE, book_copy
+
+CELL = "appendix/_cells/ref.qmd"
+CHAPTER = "appendix/ref.qmd"
+SECRET = "a secret of a file outside the project 7f3a"
+
+
+# ───────────────────────────── helpers (the other test_hostile_* files import them) ─────────────────────────────
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` with its bytes (folders and links by name)."""
+    if not folder.exists():
+        return {}
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder).as_posix()
+        out[rel] = p.read_bytes() if p.is_file() and not p.is_symlink() else (b"->" + os.readlink(p).encode()
+                                                                               if p.is_symlink() else b"/")
+    return out
+
+
+def repo_state() -> str:
+    """The repository's code, data and fixtures (``__pycache__`` left out) and git's view of the rest."""
+    h = hashlib.sha256()
+    for top in ("bookbuild", "mlsysim", "tests/fixtures"):
+        for p in sorted((ROOT / top).rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                h.update(p.relative_to(ROOT).as_posix().encode() + hashlib.sha256(p.read_bytes()).digest())
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
+                            capture_output=True, text=True).stdout
+    return h.hexdigest() + status
+
+
+class World:
+    """A test's temporary folder: the project (``book``), a folder beside it that the build must never
+    touch (``outside``: a ``.git``, a ``CNAME``, a secret), a private HOME and temp folder."""
+
+    def __init__(self, tmp_path: Path, name: str = "book"):
+        self.tmp = tmp_path
+        self.root = book_copy(tmp_path, name=name)
+        self.outside = tmp_path / "outside"
+        (self.outside / ".git").mkdir(parents=True)
+        (self.outside / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+        (self.outside / "CNAME").write_text("book.example.org\n", encoding="utf-8")
+        (self.outside / "secret.qmd").write_text(SECRET + "\n", encoding="utf-8")
+        (tmp_path / "home").mkdir()
+        (tmp_path / "tmp").mkdir()
+        self.before = (tree(self.outside), repo_state())
+
+    def env(self, **extra: str) -> dict:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("XDG_", "MLSYSIM_", "MPLCONFIGDIR", "TMPDIR", "TEMP", "TMP", "PANDOC",
+                                    "BOOK_CJK_FONT_DIR", "BOOKBUILD_"))}
+        env.update(HOME=str(self.tmp / "home"), TMPDIR=str(self.tmp / "tmp"), PYTHONDONTWRITEBYTECODE="1",
+                   PYTHONPATH=str(ROOT))
+        for k, v in extra.items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = v
+        return env
+
+    def cmd(self, *args: str, root: bool = True) -> list[str]:
+        return [sys.executable, "-m", "bookbuild", *args, *(["--root", str(self.root)] if root else [])]
+
+    def run(self, *args: str, root: bool = True, cwd: Path | None = None, env: dict | None = None,
+            timeout: float = 300) -> subprocess.CompletedProcess:
+        return subprocess.run(self.cmd(*args, root=root), cwd=cwd or self.tmp, capture_output=True, text=True,
+                              timeout=timeout, env=env or self.env())
+
+    def render_ok(self, *args: str) -> dict[str, bytes]:
+        r = self.run("render", "--profile", "all", *args)
+        assert r.returncode == 0, r.stderr
+        return tree(self.root / "_book")
+
+    def edit(self, rel: str, old: str, new: str) -> None:
+        p = self.root / rel
+        text = p.read_text(encoding="utf-8")
+        assert old in text, (rel, old)
+        p.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+    def append(self, rel: str, text: str) -> int:
+        """Append ``text`` to a file; returns the line number its first line gets."""
+        p = self.root / rel
+        old = p.read_text(encoding="utf-8")
+        p.write_text(old + text, encoding="utf-8")
+        return old.count("\n") + 1 + (len(text) - len(text.lstrip("\n")))
+
+    def untouched(self) -> None:
+        assert tree(self.outside) == self.before[0], "the build changed a folder beside the project"
+        assert repo_state() == self.before[1], "the build changed the repository"
+
+
+@pytest.fixture
+def world(tmp_path):
+    w = World(tmp_path)
+    yield w
+    w.untouched()
+
+
+def one_line(r: subprocess.CompletedProcess) -> str:
+    assert "Traceback" not in r.stderr, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+def no_staging(book: Path) -> None:
+    """``_book`` holds the books and nothing half-made (no staging or old folder)."""
+    if book.is_dir():
+        assert sorted(p.name for p in book.iterdir() if p.name.startswith(".")) == [], sorted(os.listdir(book))
+
+
+# ───────────────────────────── 1. writes: inside the project or a folder the user names ─────────────────────────────
+
+def test_output_dir_holding_a_git_and_a_cname_keeps_them(world):
+    site = world.outside   # the user names it: the books go to site/en and site/zh, nothing else there changes
+    before = tree(site)
+    r = world.run("render", "--profile", "all", "--output-dir", str(site))
+    assert r.returncode == 0, r.stderr
+    assert (site / "en" / "appendix" / "ref.html").is_file() and (site / "zh" / "index.html").is_file()
+    assert {k: v for k, v in tree(site).items() if not k.startswith(("en", "zh"))} == before
+    r = world.run("render", "--profile", "all", "--output-dir", str(site))   # and again: up to date
+    assert r.returncode == 0 and "en: up to date" in r.stdout, r.stderr
+    shutil.rmtree(site / "en")
+    shutil.rmtree(site / "zh")
+
+
+def test_output_dir_whose_language_folder_is_not_ours_is_refused(world):
+    site = world.tmp / "site"
+    (site / "en").mkdir(parents=True)
+    (site / "en" / "CNAME").write_text("book.example.org\n", encoding="utf-8")
+    r = world.run("render", "--profile", "en", "--output-dir", str(site))
+    assert r.returncode == 1
+    assert one_line(r) == (f"{site / 'en'}: holds files the build did not write (CNAME): move them out, or "
+                           "render into an empty folder or one a previous render wrote (--output-dir)")
+    assert tree(site) == {"en": b"/", "en/CNAME": b"book.example.org\n"}
+
+
+def test_a_file_added_beside_the_rendered_pages_is_never_deleted(world):
+    world.render_ok()
+    (world.root / "_book/en/CNAME").write_text("book.example.org\n", encoding="utf-8")
+    before = tree(world.root / "_book")
+    world.append(CHAPTER, "\nOne more sentence.\n")
+    r = world.run("render", "--profile", "en")
+    assert r.returncode == 1
+    assert one_line(r).startswith("_book/en: holds files the build did not write (CNAME): move them out")
+    assert tree(world.root / "_book") == before
+
+
+def test_a_page_edited_by_hand_is_rendered_again(world):
+    good = world.render_ok()
+    page = world.root / "_book/en/index.html"
+    page.write_text(page.read_text(encoding="utf-8") + "<script>alert(1)</script>", encoding="utf-8")
+    r = world.run("render", "--profile", "all")
+    assert r.returncode == 0 and "en: rendered" in r.stdout and "zh: up to date" in r.stdout, r.stderr
+    assert tree(world.root / "_book") == good
+
+
+def test_a_destination_that_is_a_file_is_refused(world):
+    site = world.tmp / "site"
+    site.mkdir()
+    (site / "en").write_text("not a folder\n", encoding="utf-8")
+    r = world.run("render", "--profile", "en", "--output-dir", str(site))
+    assert r.returncode == 1
+    assert one_line(r).startswith(f"{site / 'en'}: is a file, not a folder: render into a folder")
+    assert (site / "en").read_text(encoding="utf-8") == "not a folder\n" and sorted(os.listdir(site)) == ["en"]
+
+
+@pytest.mark.parametrize("where, words", [("../outside/en", "is outside the project"),
+                                          (".", "is the project folder itself")])
+def test_a_profiles_output_dir_outside_the_project_is_refused(world, where, words):
+    world.edit("_quarto-en.yml", "output-dir: _book/en", f"output-dir: {where}")
+    r = world.run("render", "--profile", "en")
+    assert r.returncode == 1
+    assert one_line(r) == (f"_quarto-en.yml: project: output-dir {where} {words}: name a folder inside it "
+                           "(such as _book/<lang>), or render elsewhere with --output-dir")
+
+
+def test_translated_never_writes_outside_the_project(world):
+    outside = world.outside / "ref.zh.qmd"
+    shutil.copyfile(world.root / "appendix/ref.zh.qmd", outside)
+    before = outside.read_bytes()
+    r = world.run("translated", str(outside), "--source", CHAPTER)
+    assert r.returncode == 1
+    assert one_line(r) == f"{outside}: is outside the project: name a chapter of this book (or pass --root)"
+    r = world.run("translated", "appendix/ref.zh.qmd", "--source", "../outside/secret.qmd", cwd=world.root)
+    assert r.returncode == 1
+    assert one_line(r).startswith("appendix/ref.zh.qmd: translation-of names ../outside/secret.qmd, which is "
+                                  "outside the project")
+    assert outside.read_bytes() == before and not (world.root / "_translations").exists()
+    outside.unlink()
+
+
+def test_diff_writes_only_inside_the_project(world):
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", str(world.root)], check=True)
+    subprocess.run([*git, "-C", str(world.root), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(world.root), "commit", "-q", "-m", "book"], check=True)
+    world.edit(CELL, "stay = 30.0", "stay = 40.0")
+    sources = {k: v for k, v in tree(world.root).items() if not k.startswith(("_build", ".git"))}
+    r = world.run("diff")
+    assert r.returncode == 0, r.stderr
+    assert "Ref.stay_str: 30 → 40" in r.stdout and "Traceback" not in r.stderr
+    assert {k: v for k, v in tree(world.root).items() if not k.startswith(("_build", ".git"))} == sources
+
+
+# ───────────────────────────── 2. the cache: verified before use, never fatal ─────────────────────────────
+
+def _corrupt(entry: Path, how: int) -> None:
+    data = entry.read_bytes()
+    if how == 0:     # a byte altered in place
+        entry.write_bytes(data[:-2] + bytes([data[-2] ^ 1]) + data[-1:])
+    elif how == 1:   # truncated
+        entry.write_bytes(data[: len(data) // 2])
+    else:            # written by another version of the cache
+        entry.write_bytes(data.replace(b"bookbuild-cache 2 ", b"bookbuild-cache 1 ", 1) if data.startswith(b"bookbuild")
+                          else b"")
+
+
+def test_every_corrupt_truncated_or_foreign_entry_is_discarded_and_rebuilt(world):
+    good = world.render_ok()
+    cache = world.root / "_build" / "cache"
+    entries = sorted(p for p in cache.rglob("*") if p.is_file() and "mlsysim" not in p.parts)
+    kinds = {p.relative_to(cache).parts[0] for p in entries}
+    assert {"exec", "exec-index", "index", "outline", "pandoc", "pdf", "verify"} <= kinds
+    for i, p in enumerate(entries):
+        _corrupt(p, i % 3)
+    shutil.rmtree(world.root / "_book")   # so every result is asked of the cache again
+    r = world.run("render", "--profile", "all")
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    notes = r.stderr.splitlines()
+    assert notes and all(re.fullmatch(r"bookbuild: note: the cache entry \S+ \([\w-]+\) was .+: discarded and rebuilt", n)
+                         for n in notes), r.stderr
+    assert tree(world.root / "_book") == good
+    r = world.run("render", "--profile", "all")   # rebuilt: nothing more to discard, nothing to render
+    assert r.returncode == 0 and r.stderr == "" and "en: up to date" in r.stdout, r.stderr
+
+
+def test_a_chapter_entry_altered_in_place_is_never_served(world):
+    world.render_ok()
+    index = world.root / "_build" / "cache" / "exec-index"
+    hits = [p for p in index.rglob("*") if p.is_file() and b"items inside" in p.read_bytes()]
+    assert len(hits) == 1
+    data = hits[0].read_bytes()
+    assert data.count(b"[60]{") == 2   # the prose and the table
+    hits[0].write_bytes(data.replace(b"[60]{", b"[61]{"))   # still sealed-looking, still valid JSON
+    shutil.rmtree(world.root / "_book")
+    r = world.run("render", "--profile", "en")
+    assert r.returncode == 0, r.stderr
+    assert re.fullmatch(r"bookbuild: note: the cache entry \S+ \(exec-index\) was corrupt, truncated or from another "
+                        r"version of bookbuild: discarded and rebuilt", one_line(r))
+    page = (world.root / "_book/en/appendix/ref.html").read_text(encoding="utf-8")
+    assert ">61</span>" not in page and ">60</span> items inside" in page
+
+
+def test_build_and_book_on_another_file_system(world):
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or os.stat(shm).st_dev == os.stat(world.tmp).st_dev:
+        pytest.skip("no second file system (/dev/shm) on this machine")
+    scratch = Path(tempfile.mkdtemp(prefix="bookbuild-test-", dir=shm))
+    try:
+        (scratch / "build").mkdir()
+        (scratch / "book").mkdir()
+        (world.root / "_build").symlink_to(scratch / "build")
+        (world.root / "_book").symlink_to(scratch / "book")
+        r = world.run("render", "--profile", "all")
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        assert "OK -> _build/executed/en" in r.stdout and "en: rendered -> _book/en" in r.stdout
+        world.append(CHAPTER, "\nA sentence written on the scratch disk.\n")
+        r = world.run("render", "--profile", "all")
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        assert "written on the scratch disk" in (scratch / "book/en/appendix/ref.html").read_text(encoding="utf-8")
+        no_staging(scratch / "book")
+        assert (world.root / "_build").is_symlink() and (world.root / "_book").is_symlink()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+# ───────────────────────────── 4. includes and file reads stay inside the project ─────────────────────────────
+
+def _nothing_of_the_secret(root: Path) -> None:
+    for p in root.rglob("*"):
+        if p.is_file() and not p.is_symlink():
+            assert SECRET.encode() not in p.read_bytes(), f"{p} holds the outside file's text"
+
+
+@pytest.mark.parametrize("how", ["relative", "link to a file", "link to a folder"])
+def test_an_include_outside_the_project_is_one_line(world, how):
+    if how == "relative":
+        target = "../../outside/secret.qmd"
+    elif how == "link to a file":
+        (world.root / "appendix/_cells/secret.qmd").symlink_to(world.outside / "secret.qmd")
+        target = "_cells/secret.qmd"
+    else:
+        (world.root / "appendix/shared").symlink_to(world.outside)
+        target = "shared/secret.qmd"
+    line = world.append(CHAPTER, f"\n{{{{< include {target} >}}}}\n")
+    r = world.run("check", "--profile", "en")
+    assert r.returncode == 1
+    assert one_line(r) == (f"{CHAPTER}:{line}: include {target} is outside the project "
+                           f"({(world.outside / 'secret.qmd').resolve()}): a chapter may include only files of the "
+                           "book's own folder")
+    _nothing_of_the_secret(world.root)
+
+
+def test_an_image_outside_the_project_is_one_line_and_not_copied(world):
+    elsewhere = world.tmp / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "secret.svg").write_text(f"<svg xmlns='http://www.w3.org/2000/svg'><!-- {SECRET} --></svg>",
+                                          encoding="utf-8")
+    world.append(CHAPTER, "\n![A picture](../../elsewhere/secret.svg)\n")
+    r = world.run("render", "--profile", "en", "--formats", "html")
+    assert r.returncode == 1
+    assert one_line(r) == (f"{CHAPTER}: image ../../elsewhere/secret.svg is outside the project "
+                           f"({(elsewhere / 'secret.svg').resolve()}): a chapter may show only files of the "
+                           "book's own folder; nothing was replaced: _book/en left as before")
+    _nothing_of_the_secret(world.root)
+    assert not (world.root / "_book").exists()
+
+
+@pytest.mark.parametrize("key, value, words", [
+    ("bibliography", "../outside/secret.qmd", "_quarto-en.yml: bibliography ../outside/secret.qmd is outside the project"),
+    ("chapter", "../outside/secret.qmd", "../outside/secret.qmd: the chapter is outside the project folder"),
+])
+def test_a_configured_file_outside_the_project_is_one_line(world, key, value, words):
+    if key == "bibliography":
+        world.edit("_quarto.yml", "bibliography: refs.bib", f"bibliography: {value}")
+    else:
+        world.edit("_quarto-en.yml", "    - index.qmd\n", f"    - index.qmd\n    - {value}\n")
+    r = world.run("check", "--profile", "en")
+    assert r.returncode == 1
+    assert one_line(r).startswith(words)
+    _nothing_of_the_secret(world.root)
+
+
+# ───────────────────────────── 8. configuration files: bounded, strict, one line ─────────────────────────────
+
+@pytest.mark.parametrize("text, words", [
+    ("a: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nc: [*b, *b, *b, *b]\n", "_quarto.yml: YAML aliases (*name) are not accepted"),
+    ("deep: " + "[" * 5000 + "]" * 5000 + "\n", "_quarto.yml:8: invalid YAML: exceeded maximum nesting depth"),
+    ("big: '" + "x" * 300_000 + "'\n", "_quarto.yml: the YAML block is 300,"),
+    ("evil: !!python/object/apply:os.system ['true']\n", "_quarto.yml:8: invalid YAML: could not determine a constructor"),
+])
+def test_a_hostile_project_file_is_one_line(world, text, words):
+    world.append("_quarto.yml", text)
+    r = world.run("check", "--profile", "en")
+    assert r.returncode == 1
+    assert one_line(r).startswith(words)
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("bibliography: refs.bib", "bibliography: 5", "_quarto-en.yml: bibliography must name a .bib file or a list of them, not 5"),
+    ("bibliography: refs.bib", "bibliography: [[refs.bib]]", "_quarto-en.yml: bibliography must name a .bib file"),
+])
+def test_a_project_value_of_the_wrong_type_is_one_line(world, old, new, words):
+    world.edit("_quarto.yml", old, new)
+    r = world.run("check", "--profile", "en")
+    assert r.returncode == 1
+    assert one_line(r).startswith(words)
+
+
+def test_a_front_matter_alias_bomb_is_one_line(world):
+    world.edit(CHAPTER, "# Reference Values", "---\nx: &x [1, 1]\ny: [*x, *x]\n---\n\n# Reference Values")
+    r = world.run("check", "--profile", "en")
+    assert r.returncode == 1
+    assert one_line(r) == f"{CHAPTER}:2: invalid YAML front matter: YAML aliases (*name) are not accepted in a book file"
+
+
+# ───────────────────────────── 8. any environment: HOME, paths, start folders, locale ─────────────────────────────
+
+@pytest.mark.parametrize("home", ["unset", "missing", "a file", "read-only"])
+def test_a_render_under_any_home(world, home):
+    if home == "unset":
+        env = world.env(HOME=None)
+    elif home == "missing":
+        env = world.env(HOME=str(world.tmp / "no" / "home"))
+    elif home == "a file":
+        (world.tmp / "homefile").write_text("", encoding="utf-8")
+        env = world.env(HOME=str(world.tmp / "homefile"))
+    else:   # root ignores file modes: /proc is a folder nobody can create anything in
+        env = world.env(HOME="/proc")
+    r = world.run("render", "--profile", "all", env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""    # no warning of matplotlib's or pint's: their caches fall back to the project's
+    assert (world.root / "_book/en/appendix/ref.html").is_file() and (world.root / "_book/zh/index.html").is_file()
+
+
+def test_a_project_path_with_spaces_and_non_ascii_letters(tmp_path):
+    w = World(tmp_path, name="my bóok 书 (draft)")
+    r = w.run("render", "--profile", "all", env=w.env(LANG="C", LC_ALL="C"))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == "" and (w.root / "_book/zh/appendix/ref.zh.html").is_file()
+    w.append(CHAPTER, "\n{{< include _cells/缺少.qmd >}}\n")
+    r = w.run("check", "--profile", "en", env=w.env(LANG="C", LC_ALL="C"))
+    assert r.returncode == 1
+    assert one_line(r).startswith(f"{CHAPTER}:") and "include file not found: _cells/缺少.qmd" in r.stderr
+    w.untouched()
+
+
+@pytest.mark.parametrize("start", ["appendix", "appendix/_cells"])
+def test_any_start_folder_inside_the_project(world, start):
+    r = world.run("check", "--profile", "all", root=False, cwd=world.root / start)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert "executed 4 chapter(s), 0 from the cache" in r.stdout
+    r = world.run("check", "--profile", "all", root=False, cwd=world.root)   # the same keys from the top
+    assert r.returncode == 0 and "executed 0 chapter(s), 4 from the cache" in r.stdout, r.stdout + r.stderr
+    assert not (world.root / start / "_build").exists()
+
+
+# ───────────────────────────── 9. every option checked by the parser ─────────────────────────────
+
+OPTIONS = [
+    (["render", "--cell-timeout", "nan"], "python -m bookbuild: error: argument --cell-timeout: expected a number of seconds, got 'nan' (not a finite number)"),
+    (["render", "--cell-timeout", "1e999"], "python -m bookbuild: error: argument --cell-timeout: expected a number of seconds, got '1e999' (not a finite number)"),
+    (["check", "--cell-timeout", "0"], "python -m bookbuild: error: argument --cell-timeout: expected a number of seconds above 0 and at most 86400, got '0'"),
+    (["check", "--jobs", "1e3"], "python -m bookbuild: error: argument --jobs: expected a whole number of processes, got '1e3'"),
+    (["check", "--jobs", "999"], "python -m bookbuild: error: argument --jobs: expected 0 (one per core) to 256 processes, got '999'"),
+    (["render", "--formats", "pdf,docx"], "python -m bookbuild: error: argument --formats: takes html, pdf, epub separated by commas, not 'pdf,docx'"),
+    (["render", "--output-dir", ""], "python -m bookbuild: error: argument --output-dir: expected a folder, got an empty name"),
+    (["check", "--profile", "fr"], "python -m bookbuild: error: argument --profile: unknown profile 'fr'; choose from all, en, zh"),
+    (["preview", "--port", "99999"], "python -m bookbuild preview: error: argument --port: expected a port from 1 to 65535 (0: any free port), got '99999'"),
+    (["preview", "--port", "-1"], "python -m bookbuild preview: error: argument --port: expected a port from 1 to 65535 (0: any free port), got '-1'"),
+    (["preview", "--port", "http"], "python -m bookbuild preview: error: argument --port: expected a port number, got 'http'"),
+    (["preview", "--interval", "nan"], "python -m bookbuild preview: error: argument --interval: expected a number of seconds, got 'nan' (not a finite number)"),
+    (["preview", "--interval", "0"], "python -m bookbuild preview: error: argument --interval: expected 0.05 to 60 seconds, got '0'"),
+    (["preview", "--cell-timeout", "-5"], "python -m bookbuild preview: error: argument --cell-timeout: expected a number of seconds above 0 and at most 86400, got '-5'"),
+    (["preview", "--profile", "all"], "python -m bookbuild preview: error: argument --profile: unknown profile 'all'; choose from en, zh"),
+    (["diff", "--output=/tmp/x"], "python -m bookbuild diff: error: unrecognized arguments: --output=/tmp/x"),
+    (["diff", "--", "--output=/tmp/x"], "python -m bookbuild diff: error: argument ref: expected a git revision (a commit, branch or tag), got '--output=/tmp/x'"),
+    (["diff", "--profile", "de"], "python -m bookbuild diff: error: argument --profile: unknown profile 'de'; choose from all, en, zh"),
+    (["compare-render", "/nonexistent/quarto/_book"], "python -m bookbuild compare-render: error: argument other: /nonexistent/quarto/_book is not a folder"),
+    (["compare-render", ".", "--profile", "x"], "python -m bookbuild compare-render: error: argument --profile: unknown profile 'x'; choose from all, en, zh"),
+    (["translated", ""], "python -m bookbuild translated: error: argument file: expected a file, got an empty name"),
+]
+
+
+@pytest.mark.parametrize("args, line", OPTIONS, ids=[" ".join(a) for a, _ in OPTIONS])
+def test_an_option_out_of_range_is_one_line_naming_it(world, args, line):
+    r = world.run(*args, timeout=60)
+    assert r.returncode == 2 and r.stdout == ""
+    assert one_line(r) == line
+
+
+def test_a_root_outside_any_project_is_one_line_naming_it(world):
+    r = world.run("check", root=False, cwd=world.outside)
+    assert r.returncode == 2
+    assert one_line(r) == (f"python -m bookbuild: error: argument --root: {world.outside.resolve()} is not inside a "
+                           "book project (no _quarto.yml here or above): run from the project folder or pass --root "
+                           "PROJECT")
+
+
+# ───────────────────────────── 10. a profile can drop a chapter ─────────────────────────────
+
+def test_a_profile_that_drops_a_chapter_builds_both_books(world):
+    world.edit("_quarto-en.yml", "  appendices:\n    - appendix/ref.qmd\n", "")
+    world.edit("index.qmd", "@sec-appx-ref", "the appendix")   # the English book no longer has that section
+    r = world.run("render", "--profile", "all", "--formats", "html")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    assert not (world.root / "_book/en/appendix").exists() and (world.root / "_book/zh/appendix/ref.zh.html").is_file()
+
+
+def test_the_real_book_builds_with_the_appendix_dropped_from_the_english_profile(tmp_path):
+    """The English profile lists the lecture and the preface only; the Chinese keeps its appendix, whose
+    cells are the English appendix's: the checks that span files (values never quoted, the translations'
+    drift) read the chapters of the profiles as they are."""
+    src = tmp_path / "book"
+    shutil.copytree(ROOT, src, ignore=SOURCES_IGNORE)
+    before = repo_state()
+    y = src / "_quarto-en.yml"
+    y.write_text(y.read_text(encoding="utf-8").replace("    - appendix/inference-cost.qmd\n", ""), encoding="utf-8")
+    lec = src / "lectures/lecture19-agent-stalls.qmd"   # its links into the appendix become words
+    text, n = re.subn(r"@(?:sec-vol3-appendix|eq-appdx|tbl-appdx|fig-appdx|sec-appdx)[\w-]*", "the appendix",
+                      lec.read_text(encoding="utf-8"))
+    assert n > 0
+    lec.write_text(text, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLSYSIM_", "PANDOC", "BOOKBUILD_"))}
+    env["PYTHONPATH"] = str(ROOT)
+    run = lambda *a: subprocess.run([sys.executable, "-m", "bookbuild", *a, "--root", str(src)], cwd=tmp_path,  # noqa: E731
+                                    capture_output=True, text=True, timeout=900, env=env)
+    r = run("translated", str(src / "lectures/lecture19-agent-stalls.zh.qmd"))   # the author stamps the translation
+    assert r.returncode == 0, r.stderr
+    r = run("check", "--profile", "all")
+    assert r.returncode == 0, r.stderr
+    assert "never quoted" not in r.stderr and "does not exist" not in r.stderr
+    assert re.search(r"^en \(en\): 2 chapters", r.stdout, re.M) and re.search(r"^zh \(zh\): 3 chapters", r.stdout, re.M)
+    assert repo_state() == before

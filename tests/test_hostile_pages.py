@@ -1,0 +1,91 @@
+"""Every string from data is text where it reaches a page (issue "Hostile input, round 3", class 3): an
+inline value, a table cell, the calibration table built from the registry; and every page carries a
+Content-Security-Policy, so markup that slipped in anyway still cannot run. Helpers and conventions:
+``test_hostile_engine.py``.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+from bs4 import BeautifulSoup
+
+from conftest import ROOT
+from test_hostile_engine import CELL, CHAPTER, World, tree, world  # noqa: F401 - world is a fixture
+
+HOSTILE = ("<img src=x onerror=alert(1)> <script>alert(2)</script> *bold* _em_ `code` $x^2$ ~sub~ @little1961 "
+           "[link](javascript:alert(3)) {.cls} | a & b &amp; \\ </span>")
+
+
+def test_hostile_text_in_inline_values_and_tables_is_printed_as_written(world):
+    world.edit(CELL, "    live_str = fmt_int(live)", f"    live_str = fmt_int(live)\n    name_str = {HOSTILE!r}")
+    world.append(CHAPTER, "\nThe part is called `{python} Ref.name_str` here.\n\n| Part | Name |\n|:--|:--|\n"
+                          "| one | `{python} Ref.name_str` |\n\n: **Names**: the parts. {#tbl-appx-names}\n")
+    r = world.run("render", "--profile", "en")
+    assert r.returncode == 0, r.stderr
+    page = (world.root / "_book/en/appendix/ref.html").read_text(encoding="utf-8")
+    soup = BeautifulSoup(page, "html.parser")
+    spans = soup.select('span.mlsysim-v[data-attr="Ref.name_str"]')
+    assert [s.get_text() for s in spans] == [HOSTILE, HOSTILE]   # the text, exactly, in the prose and the table
+    assert all(not s.find_all(True) for s in spans)               # and no element inside it
+    assert len(soup.find_all("img")) == 1 and not soup.find_all("a", href=re.compile("javascript"))
+    assert not [s for s in soup.find_all("script") if "alert" in s.get_text()]
+    index = (world.root / "_book/en/search-index.js").read_text(encoding="utf-8")
+    records = json.loads(index.split("=", 1)[1].rstrip().rstrip(";"))
+    assert any(HOSTILE in rec["x"] for rec in records)            # search shows the text too
+    pdf = subprocess.run(["pdftotext", str(world.root / "_book/en/Tiny-Book.pdf"), "-"], capture_output=True,
+                         text=True).stdout
+    assert "onerror=alert(1)" in pdf and "@little1961" in pdf
+
+
+def test_the_calibration_table_prints_registry_text_as_written(tmp_path):
+    data = shutil.copytree(ROOT / "mlsysim" / "data", tmp_path / "data")
+    models = data / "models.toml"
+    text = models.read_text(encoding="utf-8")
+    assert 'display_name = "Llama-3.3-70B"' in text
+    models.write_text(text.replace('display_name = "Llama-3.3-70B"',
+                                   'display_name = "Llama <img src=x onerror=alert(1)> *3.3* | 70B"'), encoding="utf-8")
+    code = ("from mlsysim.measurements import MEASUREMENTS, table_markdown\n"
+            "from bookbuild.render.pandoc import Pandoc\n"
+            "print(Pandoc().run(['-f', 'markdown', '-t', 'html5'], table_markdown(MEASUREMENTS, 'en'), 't.md'))\n")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MLSYSIM_DATA_DIR": str(data), "PYTHONPATH": str(ROOT),
+           "TMPDIR": str(tmp_path)}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    soup = BeautifulSoup(r.stdout, "html.parser")
+    assert not soup.find_all("img") and not soup.find_all("strong") and not soup.find_all("em")
+    cells = [" ".join(td.get_text().split()) for td in soup.find_all("td")]
+    assert "Llama <img src=x onerror=alert(1)> *3.3* | 70B" in cells
+    assert len(soup.find("tr").find_all("th")) == len(soup.find_all("tr")[1].find_all("td"))   # no column split
+
+
+def test_every_page_carries_a_policy_that_stops_an_inline_handler(world, browser):
+    # a cell's own output is markup by design (a figure, the explorer); the policy still stops what it did not
+    # declare: an inline event handler, a javascript: link, a script of another host
+    world.append(CHAPTER, "\n```{python}\n#| label: calc-markup\nclass Markup:\n    def _repr_html_(self):\n"
+                          "        return ('<img id=\"probe\" src=\"missing.png\" onerror=\"document.title=\\'handler ran\\'\">'\n"
+                          "                '<script src=\"https://example.org/x.js\"></script>')\n"
+                          "    def _repr_markdown_(self):\n        return 'markup'\nMarkup()\n```\n")
+    r = world.run("render", "--profile", "all", "--formats", "html")
+    assert r.returncode == 0, r.stderr
+    pages = sorted((world.root / "_book").rglob("*.html"))
+    assert len(pages) == 4
+    for p in pages:
+        head = p.read_text(encoding="utf-8").split("<head>", 1)[1].lstrip().splitlines()
+        assert head[0] == '<meta charset="utf-8">'
+        assert head[1].startswith('<meta http-equiv="Content-Security-Policy" content="default-src \'self\'; '
+                                  "script-src 'self'"), (p, head[1])
+        assert "'unsafe-inline'" not in head[1].split("script-src", 1)[1].split(";")[0]
+    page = browser.new_page()
+    errors = []
+    page.on("console", lambda m: errors.append(m.text))
+    page.goto((world.root / "_book/en/appendix/ref.html").as_uri())
+    page.wait_for_selector("#probe", state="attached")
+    page.wait_for_timeout(300)
+    title = page.title()
+    page.close()
+    assert title != "handler ran"
+    assert any("Content Security Policy" in e for e in errors), errors

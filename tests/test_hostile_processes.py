@@ -1,0 +1,224 @@
+"""Processes end with the build, and the preview never drops an edit (issue "Hostile input, round 3",
+classes 5 and 6). Helpers and conventions: ``test_hostile_engine.py``.
+
+A process is found by a marker in its command line (``/proc/<pid>/cmdline``), so each probe sees only the
+processes it started; whatever a failing probe leaves is killed by pid at its end.
+"""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from test_hostile_engine import CHAPTER, no_staging, one_line, tree, world  # noqa: F401 - world is a fixture
+
+
+def alive(marker: str) -> list[int]:
+    """The processes whose command line holds ``marker`` (zombies left out)."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            cmd = Path(f"/proc/{name}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+            state = Path(f"/proc/{name}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if marker in cmd and state not in (b"Z", b"X"):
+            out.append(int(name))
+    return out
+
+
+def gone(marker: str, seconds: float = 10.0) -> list[int]:
+    """Wait up to ``seconds`` for every process holding ``marker`` to end; the ones still there."""
+    deadline = time.monotonic() + seconds
+    while alive(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return alive(marker)
+
+
+def wait_for(cond, seconds: float, what: str):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        got = cond()
+        if got:
+            return got
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def reaper():
+    """Kills, by pid, whatever a probe's markers still name at its end."""
+    markers: list[str] = []
+    yield markers
+    for m in markers:
+        for pid in alive(m):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def sleeper(marker: str, seconds: int = 300) -> str:
+    """Python source of a command that sleeps and carries ``marker`` in its command line."""
+    return f"[sys.executable, '-c', 'import time; time.sleep({seconds})', {marker!r}]"
+
+
+# ───────────────────────────── 5. processes end with the build ─────────────────────────────
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["TERM", "INT", "HUP"])
+def test_a_signal_during_render_stops_every_child_and_leaves_the_old_book(world, reaper, sig):
+    before = world.render_ok()
+    world.append(CHAPTER, "\nOne more sentence.\n")
+    marker = f"slow-pandoc-{os.getpid()}-{sig}"
+    reaper.append(marker)
+    import pypandoc
+    slow = world.tmp / "slow-pandoc"
+    slow.write_text(f"#!/bin/sh\ncase \"$*\" in *html5*) {sys.executable} -c 'import time; time.sleep(300)' {marker};; "
+                    f"esac\nexec {pypandoc.get_pandoc_path()} \"$@\"\n", encoding="utf-8")
+    slow.chmod(0o755)
+    p = subprocess.Popen(world.cmd("render", "--profile", "all"), cwd=world.tmp, env=world.env(PANDOC=str(slow)),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: alive(marker), 120, "the render's pandoc")
+    t0 = time.monotonic()
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=60)
+    assert time.monotonic() - t0 < 10, "the render did not stop at once"
+    assert p.returncode == 130
+    assert one_line(subprocess.CompletedProcess(p.args, p.returncode, out, err)) == "bookbuild: interrupted"
+    assert gone(marker) == []
+    assert tree(world.root / "_book") == before
+    no_staging(world.root / "_book")
+    r = world.run("check", "--profile", "en")   # the lock went with its holder
+    assert r.returncode == 0 and "another build is running" not in r.stderr, r.stderr
+
+
+def test_a_cells_child_that_leaves_its_process_group_ends_with_the_chapter(world, reaper):
+    marker = f"escaped-child-{os.getpid()}"
+    reaper.append(marker)
+    world.append(CHAPTER, "\n```{python}\n#| label: calc-escape\nimport subprocess, sys\n"
+                          f"subprocess.Popen({sleeper(marker)}, start_new_session=True)\n"
+                          f"subprocess.Popen(['sh', '-c', '(setsid {sys.executable} -c \"import time; time.sleep(300)\" "
+                          f"{marker}-2 &) ; sleep 1'])\n```\n")
+    t0 = time.monotonic()
+    r = world.run("check", "--profile", "en", timeout=120)   # returns: nothing holds its output pipes
+    assert time.monotonic() - t0 < 60
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert gone(marker) == []
+
+
+def test_a_killed_build_takes_its_chapters_processes_with_it(world, reaper):
+    marker = f"killed-build-{os.getpid()}"
+    reaper += [marker, str(world.root)]
+    started = world.tmp / "cell-started"
+    world.append(CHAPTER, "\n```{python}\n#| label: calc-slow\nimport pathlib, subprocess, sys, time\n"
+                          f"subprocess.Popen({sleeper(marker)}, start_new_session=True)\n"
+                          f"pathlib.Path({str(started)!r}).write_text('x')\ntime.sleep(299)\n```\n")
+    p = subprocess.Popen(world.cmd("check", "--profile", "en"), cwd=world.tmp, env=world.env(),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(started.exists, 120, "the cell to start")
+    p.kill()   # SIGKILL: no handler of the build runs
+    p.wait()
+    assert gone(marker) == [] and gone(str(world.root)) == []   # the chapter's process and the cell's child
+    started.unlink()
+    world.edit(CHAPTER, "time.sleep(299)", "pass")
+    r = world.run("check", "--profile", "en")
+    assert r.returncode == 0 and "another build is running" not in r.stderr, r.stderr
+
+
+# ───────────────────────────── 5 and 6. the preview ─────────────────────────────
+
+class Preview:
+    """``preview`` on a free port, its output read as it comes."""
+
+    def __init__(self, world, *extra: str):
+        self.world = world
+        self.proc = subprocess.Popen(world.cmd("preview", "--no-browser", "--port", "0", "--profile", "en",
+                                               "--interval", "0.1", *extra),
+                                     cwd=world.tmp, env=world.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.out: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        line = wait_for(self._serving, 60, "the preview to serve")
+        self.url = re.search(r"at (http://127\.0\.0\.1:\d+/)", line).group(1)
+        wait_for(lambda: self.status().get("version", 0) >= 1, 120, "the first build")
+
+    def _read(self):
+        for ln in self.proc.stdout:
+            self.out.append(ln)
+            self.lines.put(ln)
+
+    def _serving(self):
+        return next((ln for ln in list(self.out) if "preview: serving" in ln), None)
+
+    def status(self) -> dict:
+        try:
+            with urllib.request.urlopen(self.url + "__bookbuild__/status", timeout=2) as r:
+                return json.loads(r.read())
+        except OSError:
+            return {}
+
+    def page(self, rel: str) -> str:
+        with urllib.request.urlopen(self.url + rel, timeout=5) as r:
+            return r.read().decode("utf-8")
+
+    def stop(self, sig=signal.SIGINT) -> tuple[int, str, str]:
+        self.proc.send_signal(sig)
+        err = self.proc.stderr.read()
+        self.proc.wait(timeout=60)
+        time.sleep(0.2)
+        return self.proc.returncode, "".join(self.out), err
+
+
+def _slow_when_flagged(world, flag: Path, started: Path, seconds: int) -> None:
+    world.append(CHAPTER, "\n```{python}\n#| label: calc-slow\nimport pathlib, time\n"
+                          f"if pathlib.Path({str(flag)!r}).exists():\n"
+                          f"    pathlib.Path({str(started)!r}).write_text('x')\n    time.sleep({seconds})\n```\n")
+
+
+def test_an_edit_saved_during_a_rebuild_is_built(world, reaper):
+    reaper.append(str(world.root))
+    flag, started = world.tmp / "slow", world.tmp / "started"
+    _slow_when_flagged(world, flag, started, 4)
+    pv = Preview(world)
+    try:
+        flag.write_text("x")
+        world.edit(CHAPTER, "Items arrive at", "Items first arrive at")
+        wait_for(started.exists, 60, "the rebuild to start")
+        world.edit(CHAPTER, "Items first arrive at", "Items then arrive at")   # saved while it runs
+        flag.unlink()
+        wait_for(lambda: "Items then arrive at" in pv.page("appendix/ref.html"), 120, "the second edit's build")
+    finally:
+        code, out, err = pv.stop()
+    assert code == 0 and "preview: stopped" in out and "Traceback" not in err, err
+
+
+def test_sigterm_to_the_preview_during_a_rebuild_leaves_no_build_behind(world, reaper):
+    reaper.append(str(world.root))
+    flag, started = world.tmp / "slow", world.tmp / "started"
+    _slow_when_flagged(world, flag, started, 300)
+    pv = Preview(world)
+    before = tree(world.root / "_book")
+    flag.write_text("x")
+    world.edit(CHAPTER, "Items arrive at", "Items now arrive at")
+    wait_for(started.exists, 60, "the rebuild to start")
+    code, out, err = pv.stop(signal.SIGTERM)
+    assert code == 0 and "preview: stopped" in out and "Traceback" not in err, err
+    assert gone(str(world.root)) == []   # the rebuild and its chapter's process
+    assert tree(world.root / "_book") == before
+    no_staging(world.root / "_book")
+    flag.unlink()
+    r = world.run("check", "--profile", "en")
+    assert r.returncode == 0 and "another build is running" not in r.stderr, r.stderr
