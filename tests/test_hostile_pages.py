@@ -89,3 +89,15 @@ def test_every_page_carries_a_policy_that_stops_an_inline_handler(world, browser
     page.close()
     assert title != "handler ran"
     assert any("Content Security Policy" in e for e in errors), errors
+
+
+def test_a_value_without_markup_characters_is_unchanged_and_every_markup_character_is_escaped():
+    from bookbuild.book.hooks import markdown_text, value_span
+    for plain in ("1,234", "0.1–5", "8 × H100, fp8, TP 8", "≤ 3,200", "55 %", "Llama-3.3-70B", "2.5×", "c = 1",
+                  "NVIDIA H100 SXM5 80GB", "10⁻³ s", "it's \"quoted\"", "a -- b ...", "三百"):
+        assert markdown_text(plain) == plain
+    assert markdown_text("<b>*x*_y_`z`$m$^s^~t~@k&amp;|#[l](u){.c}\\") == (
+        "\\<b\\>\\*x\\*\\_y\\_\\`z\\`\\$m\\$\\^s\\^\\~t\\~\\@k\\&amp;\\|\\#\\[l\\](u)\\{.c\\}\\\\")
+    assert markdown_text("- item") == "\\- item" and markdown_text("1. item") == "1\\. item"
+    assert markdown_text("two\nlines") == "two lines"
+    assert value_span("Ref.x_str", "<i>") == '[\\<i\\>]{.mlsysim-v data-attr="Ref.x_str"}'
