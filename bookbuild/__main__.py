@@ -165,6 +165,7 @@ def _dispatch(argv: list[str]) -> int:
         root = args.root.resolve()
         print(json.dumps(facts(root, profile_names(root, args.profile), opts), ensure_ascii=False))
         return 0
+    if argv and argv[0] == "check-pages": return __import__("bookbuild.pagecheck").pagecheck.main(argv[1:])
     if argv and argv[0] == "diff":
         from .diff import main as diff_main
         return diff_main(argv[1:])
