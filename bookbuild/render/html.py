@@ -24,11 +24,12 @@ UI = {
            "next": "Next", "appendices": "Appendices", "theme": "Toggle dark mode",
            "pdf": "PDF", "pdf_title": "Download the book as PDF", "menu": "Chapters",
            "noresults": "No results", "lang_name": "English", "switch": "Read in English",
-           "redirect": "Redirecting to"},
+           "redirect": "Redirecting to", "skip": "Skip to the text"},
     "zh": {"toc": "本页目录", "search": "搜索全书", "prev": "上一章", "next": "下一章",
            "appendices": "附录", "theme": "切换深色模式", "pdf": "PDF",
            "pdf_title": "下载本书 PDF", "menu": "章节", "noresults": "没有结果",
-           "lang_name": "中文", "switch": "阅读中文版", "redirect": "正在跳转到"},
+           "lang_name": "中文", "switch": "阅读中文版", "redirect": "正在跳转到",
+           "skip": "跳到正文"},
 }
 
 
@@ -226,6 +227,7 @@ def page_html(site: Site, ch: ChapterInfo, body: str, toc: str) -> str:
 <link rel="stylesheet" href="{root}assets/book.css">
 </head>
 <body data-root="{root}" data-noresults="{html.escape(u['noresults'])}">
+<a class="skip-link" href="#content">{html.escape(u['skip'])}</a>
 <header class="topbar">
 <button type="button" class="sidebar-toggle" aria-controls="sidebar" aria-expanded="false" title="{html.escape(u['menu'])}">☰</button>
 <a class="topbar-title" href="{root}index.html">{html.escape(site.title)}</a>
@@ -245,7 +247,8 @@ def page_html(site: Site, ch: ChapterInfo, body: str, toc: str) -> str:
 {sidebar(site, ch)}
 </ul>
 </nav>
-<main id="content" class="content">
+<main id="content" class="content" tabindex="-1">
+{f'<details class="toc-menu"><summary>{html.escape(u["toc"])}</summary>{toc}</details>' if toc else ""}
 {title_block}<article class="chapter">
 {body}
 </article>
