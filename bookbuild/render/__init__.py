@@ -210,5 +210,5 @@ def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
     if "pdf" in formats:
         ctx = Context("typst", lang, prefixes, chapters, targets, keys)
         typ = root / "_build" / "typst" / profile / "book.typ"
-        files.append(render_pdf(ctx, chapters, title, lang, bibs, out, out / name, typ))
+        files.append(render_pdf(ctx, chapters, title, lang, bibs, out, out / name, typ, metadata=book.get("metadata")))
     return files

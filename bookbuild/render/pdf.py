@@ -84,9 +84,29 @@ def chapter_typst(ctx: Context, ch: ChapterInfo, bibliography: list[Path], lang:
     return body
 
 
+def cover_vars(metadata: dict | None) -> dict[str, str]:
+    """The cover's subtitle, edition and date from the book metadata (``book.subtitle``, ``book.edition``,
+    ``book.date``, or top-level ``subtitle``/``date``), as typst code for the template; empty when absent.
+    A date is printed as written (Quarto's keywords ``today``/``last-modified`` would make two builds differ)."""
+    meta = metadata or {}
+    book = meta.get("book") if isinstance(meta.get("book"), dict) else {}
+
+    def field(k: str) -> str:
+        v = book.get(k, meta.get(k))
+        v = "" if v is None or isinstance(v, (dict, list)) else str(v).strip()
+        return "" if k == "date" and v in ("today", "last-modified", "now") else v
+    sub, ed, date = field("subtitle"), field("edition"), field("date")
+    return {
+        "{{COVER_SUBTITLE}}": (f'v(0.5cm)\n  text(size: 15pt, font: {{{{HEADING_FONTS}}}}, fill: rgb("#3d4650"))[{_typst_markup(sub)}]'
+                               if sub else ""),
+        "{{COVER_EDITION}}": f'text(size: 12pt, font: {{{{HEADING_FONTS}}}})[{_typst_markup(ed)}]\n  linebreak()' if ed else "",
+        "{{COVER_DATE}}": f'text(size: 12pt, font: {{{{HEADING_FONTS}}}}, fill: rgb("#59636e"))[{_typst_markup(date)}]' if date else "",
+    }
+
+
 def render_pdf(ctx: Context, chapters: list[ChapterInfo], title: str, lang: str,
                bibliography: list[Path], image_root: Path, pdf_path: Path,
-               typ_path: Path) -> Path:
+               typ_path: Path, metadata: dict | None = None) -> Path:
     import typst  # the pip package "typst"
 
     bodies = [chapter_typst(ctx, ch, bibliography, lang, image_root) for ch in chapters]
@@ -105,7 +125,8 @@ def render_pdf(ctx: Context, chapters: list[ChapterInfo], title: str, lang: str,
     heading_fonts = "(" + ", ".join(x for x in ('"Libertinus Serif"',
                                                  f'"{CJK_SANS}"' if font_paths else "") if x) + ",)"
     src = TEMPLATE.read_text(encoding="utf-8")
-    repl = {
+    repl = {**cover_vars(metadata),
+        "{{CAPTION_DELIM}}": "：" if is_zh else ": ",
         "{{TITLE_STR}}": _typst_str(title),
         "{{TITLE}}": _typst_markup(title),
         "{{FONTS}}": fonts,
@@ -134,6 +155,7 @@ def render_pdf(ctx: Context, chapters: list[ChapterInfo], title: str, lang: str,
             msg = " ".join(str(e).split())
             raise RenderError(str(typ_path), None, f"typst failed: {msg[:1500]}") from None
         _verify_fonts(warnings, pdf, needs_cjk, font_paths, typ_path)
+        _verify_glyphs(pdf, sorted(set(IMAGE_RE.findall(src))), typ_path)
         if key:
             C.STORE.put_blob("pdf", key, pdf)
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
@@ -183,3 +205,19 @@ def _pdffonts_has_cjk(pdf: bytes) -> bool:
         fh.flush()
         r = subprocess.run([exe, fh.name], capture_output=True, text=True)
     return "CJK" in r.stdout
+
+
+def _verify_glyphs(pdf: bytes, images: list[str], typ_path: Path) -> None:
+    """No placeholder glyph: none in the text (``.notdef``), none in a figure the PDF shows."""
+    from ..pagecheck.files import notdef_glyphs
+    from ..pagecheck.glyphs import svg_placeholders
+    n, near = notdef_glyphs(pdf)
+    if n:
+        raise RenderError(str(typ_path), None, f"the PDF draws {n} character(s) as a missing-glyph box"
+                          + (f" (near “{near}”)" if near else "") + ": no font given to typst has them")
+    for img in images:
+        if img.endswith(".svg"):
+            bad = svg_placeholders(Path(img))
+            if bad:
+                raise RenderError(img, None, bad[0] + " (a figure drawn before its font was known: "
+                                  "draw it again, e.g. python -m bookbuild render --no-cache)")
