@@ -65,8 +65,18 @@ def browser():
         b.close()
 
 
-SOURCES_IGNORE = shutil.ignore_patterns(".git", "_book", "_build", "tests", "bench", ".pytest_cache", ".hypothesis",
-                                        "__pycache__", ".benchmarks", "figures", ".ci", "scripts", ".venv")
+_IGNORED = shutil.ignore_patterns(".git", "_book", "_build", "tests", "bench", ".pytest_cache", ".hypothesis",
+                                  "__pycache__", ".benchmarks", "figures", ".ci", "scripts", ".venv")
+
+
+def SOURCES_IGNORE(folder, names):
+    """What a copy of the sources leaves out: outputs and tooling; the chapters' drawn ``figures/`` folders,
+    but not the package ``mlsysim/figures`` (without it the copy's chapters would import the figures code of
+    whatever checkout the virtual environment's editable install points at)."""
+    out = _IGNORED(folder, names)
+    if Path(folder).name == "mlsysim":
+        out.discard("figures")
+    return out
 
 
 def render_copy(dest: Path, *args: str) -> Path:
