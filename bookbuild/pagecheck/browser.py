@@ -76,6 +76,7 @@ class Tab:
         self.page = context.new_page()
         self.base, self.allow_file = base, allow_file
         self.where = ""
+        self.stuck = False
         self.state: dict = {}
         self.problems: list[Problem] = []
         # every load starts in the light theme (the reader's stored choice would carry over between pages)
@@ -120,6 +121,7 @@ class Tab:
 
     def open(self, url: str, where: str, width: int, js: bool = True) -> bool:
         self.where = where
+        self.stuck = False
         self.state = {"width": width}
         self.page.set_viewport_size({"width": width, "height": HEIGHT})
         try:
@@ -139,11 +141,13 @@ class Tab:
 
 def _wait_figures(tab: Tab, theme: str | None = None) -> None:
     cond = ("t => Array.from(document.querySelectorAll('.mlsysim-plot')).every(p => p.getAttribute('data-ready') === '1'"
-            " && (!t || p.getAttribute('data-theme') === t) && (!p.getClientRects().length || p.getBoundingClientRect().height > 50))")
+            " && (!t || p.getAttribute('data-theme') === t) && (!p.getClientRects().length || (p.getBoundingClientRect().height > 50"
+            " && (!p._fullLayout || Math.abs(p._fullLayout.width - p.getBoundingClientRect().width) < 2))))")
     try:
-        tab.page.wait_for_function(cond, arg=theme, timeout=20_000, polling=100)
+        # a page whose figures never drew once gets a short wait from then on (the probe reports them)
+        tab.page.wait_for_function(cond, arg=theme, timeout=1_000 if tab.stuck else 20_000, polling=100)
     except Exception:  # noqa: BLE001 - reported by the figure probe
-        pass
+        tab.stuck = True
 
 
 def _set_theme(tab: Tab, theme: str) -> None:

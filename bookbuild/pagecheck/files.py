@@ -1,7 +1,7 @@
 """The file half of the reader's-eye check: every figure file and both PDFs, without a browser.
 
 - an SVG figure (matplotlib, ``svg.fonttype = path``) must draw no placeholder glyph
-  (:func:`mlsysim.figures.matplotlib_figure.placeholder_glyphs`);
+  (:func:`.glyphs.placeholder_glyphs`);
 - a PDF must embed every font it uses, embed a CJK font where its text is Chinese (poppler's ``pdffonts``),
   and show no ``.notdef`` glyph (glyph 0 of a typst Identity-H font: a character no font had, drawn as a
   box), which :func:`notdef_glyphs` finds in the page content streams.
@@ -34,7 +34,7 @@ def check_files(book: Path) -> tuple[list[Problem], dict]:
 
 
 def check_svg(path: Path, book: Path | None = None) -> list[Problem]:
-    from mlsysim.figures.matplotlib_figure import placeholder_glyphs
+    from .glyphs import placeholder_glyphs
     where = _rel(path, book)
     data = path.read_bytes()
     out = [Problem(where, what) for what in placeholder_glyphs(data)]

@@ -70,7 +70,7 @@
     el._mlsysimSpec = spec;
     var fig = themed(spec, theme());
     el.style.minHeight = "";
-    return Plotly.newPlot(el, fig.data, fig.layout, spec.config || {}).then(function () {
+    return Plotly.newPlot(el, fig.data, fig.layout, config(spec)).then(function () {
       el.setAttribute("data-theme", theme());
       el.setAttribute("data-ready", "1");
       follow(el);
@@ -93,18 +93,26 @@
     if (el._fullLayout && Math.abs(el._fullLayout.width - el._mlsysimWidth) > 1) Plotly.Plots.resize(el);
     observer.observe(el);
   }
+  /* the figure's plotly options; where the figure follows its own box (below), plotly's window-resize
+     handler is left off, so one resize redraws each figure once */
+  function config(spec) {
+    var c = {}, k, src = spec.config || {};
+    for (k in src) c[k] = src[k];
+    if (observer) c.responsive = false;
+    return c;
+  }
   /* redraw one figure with new data of the same shape (the explorer swaps precomputed arrays) */
   function update(el, spec) {
     el._mlsysimSpec = spec;
     var fig = themed(spec, theme());
-    return Plotly.react(el, fig.data, fig.layout, spec.config || {});
+    return Plotly.react(el, fig.data, fig.layout, config(spec));
   }
   function restyleAll() {
     var t = theme();
     Array.prototype.forEach.call(document.querySelectorAll(".mlsysim-plot"), function (el) {
       if (!el._mlsysimSpec || el.getAttribute("data-theme") === t) return;
       var fig = themed(el._mlsysimSpec, t);
-      Plotly.react(el, fig.data, fig.layout, el._mlsysimSpec.config || {}).then(function () {
+      Plotly.react(el, fig.data, fig.layout, config(el._mlsysimSpec)).then(function () {
         el.setAttribute("data-theme", t);
       });
     });
