@@ -140,7 +140,7 @@ class Tab:
 # ---------------------------------------------------------------- one page, one width, one theme
 
 def _wait_figures(tab: Tab, theme: str | None = None) -> None:
-    cond = ("t => Array.from(document.querySelectorAll('.mlsysim-plot')).every(p => p.getAttribute('data-ready') === '1'"
+    cond = ("t => !window.Plotly || Array.from(document.querySelectorAll('.mlsysim-plot')).every(p => p.getAttribute('data-ready') === '1'"
             " && (!t || p.getAttribute('data-theme') === t) && (!p.getClientRects().length || (p.getBoundingClientRect().height > 50"
             " && (!p._fullLayout || Math.abs(p._fullLayout.width - p.getBoundingClientRect().width) < 2))))")
     try:

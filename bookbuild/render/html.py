@@ -164,7 +164,8 @@ def lang_links(site: Site, ch: ChapterInfo) -> str:
 THEME_BOOT = ("<script>(function(){try{var t=localStorage.getItem('book-theme');}catch(e){}"
               "if(t!=='light'&&t!=='dark'){t=(window.matchMedia&&"
               "matchMedia('(prefers-color-scheme: dark)').matches)?'dark':'light';}"
-              "document.documentElement.setAttribute('data-theme',t);})();</script>")
+              "document.documentElement.setAttribute('data-theme',t);"
+              "document.documentElement.classList.add('js');})();</script>")
 
 
 #: the book's own plotly.js (partial bundle, see assets/vendor/README.md) and the script that draws figures
