@@ -180,6 +180,11 @@ def check_layout(tab: Tab, wide: bool) -> None:
 def check_text(tab: Tab, root: str = "document.body") -> None:
     for f in tab.js(f"() => window.__pagecheck.errorText({root})"):
         tab._add(f"shows {f['what']} {f['match']!r} in {f['where']}: “{f['context']}”")
+    # one colon style in Chinese captions: "图 A.1：" as their titles write "标题："
+    for c in tab.js("""() => document.documentElement.lang.indexOf('zh') !== 0 ? [] :
+        Array.from(document.querySelectorAll('figcaption, caption')).map(c => c.innerText.trim())
+          .filter(t => /^(图|表)\s?[A-Z]?[0-9.]+\s?:/.test(t)).map(t => t.slice(0, 40))"""):
+        tab._add(f"a Chinese caption mixes colon styles: “{c}”")
 
 
 def check_figures(tab: Tab) -> None:

@@ -57,6 +57,8 @@ def check_pdf(path: Path, book: Path | None = None) -> list[Problem]:
     text = pdf_text(path)
     if text is not None and CJK_RE.search(text) and not any("CJK" in f["name"] for f in fonts):
         out.append(Problem(where, "has Chinese text but embeds no CJK font"))
+    for m in re.finditer(r"^(?:图|表) [A-Z]?[0-9.]+ ?:.{0,20}", text or "", re.M):
+        out.append(Problem(where, f"a Chinese caption mixes colon styles: “{m.group(0)}”"))
     n, context = notdef_glyphs(data)
     if n:
         out.append(Problem(where, f"draws {n} character(s) with the missing-glyph box (.notdef)"

@@ -126,7 +126,7 @@ def render_pdf(ctx: Context, chapters: list[ChapterInfo], title: str, lang: str,
                                                  f'"{CJK_SANS}"' if font_paths else "") if x) + ",)"
     src = TEMPLATE.read_text(encoding="utf-8")
     if is_zh:   # one colon style in Chinese captions: "图 A.1：" as their titles write "标题：…"
-        body = re.sub(r"(caption: \[(?:图|表)~[A-Z]?[0-9.]+): ", "\\1：", body)
+        body = re.sub(r"(caption: \[\s*(?:图|表)~[A-Z]?[0-9.]+): ", "\\1：", body)
     repl = {**cover_vars(metadata),
         "{{TITLE_STR}}": _typst_str(title),
         "{{TITLE}}": _typst_markup(title),
