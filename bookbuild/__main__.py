@@ -8,7 +8,8 @@ Commands:
 - ``preview``: serve the book on localhost, rebuild on every change, reload the page;
 - ``diff [GIT_REF]``: every inline value and guard that changed between GIT_REF and the work tree;
 - ``compare-render OTHER_BOOK_DIR``: our pages against another rendering (Quarto's);
-- ``translated FILE``: record that a translated chapter is up to date with its English source.
+- ``translated FILE``: record that a translated chapter is up to date with its English source;
+- ``check-pages [BOOK_DIR]``: the reader's-eye check of a rendered book (:mod:`bookbuild.pagecheck`).
 
 Any book error prints one line per problem (``path:line: [cell label] message``) and exits 1; a usage
 error (a bad option) exits 2 naming the option; nothing prints a traceback (``BOOKBUILD_DEBUG=1``
@@ -142,8 +143,12 @@ def _dispatch(argv: list[str]) -> int:
     if cmd == "diff":
         from .book.diff import main as diff_main
         return diff_main(argv[1:])
+    if cmd == "check-pages":
+        from .pagecheck import main as check_pages_main
+        return check_pages_main(argv[1:])
     ap = Parser(prog="python -m bookbuild")
-    ap.add_argument("command", choices=["check", "render", "preview", "diff", "compare-render", "translated"])
+    ap.add_argument("command", choices=["check", "render", "preview", "diff", "compare-render", "translated",
+                                           "check-pages"])
     build_args(ap)
     args = parsed(ap, argv)
     return run_build(args, args.command)

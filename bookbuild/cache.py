@@ -81,10 +81,34 @@ def installed_versions() -> tuple[tuple[str, str], ...]:
     return (("python", sys.version),) + tuple(sorted(seen.items()))
 
 
+#: where fonts are installed (fontconfig's default folders): a figure drawn by a cell depends on them
+FONT_FOLDERS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts")
+FONT_SUFFIXES = (".ttf", ".otf", ".ttc", ".otc", ".pfb", ".woff", ".woff2")
+
+
+def installed_fonts() -> list[str]:
+    """Every installed font file (path, size, modification time): a font installed, removed or replaced
+    changes what a cell draws (a label in a missing font is drawn as boxes)."""
+    out = []
+    for folder in FONT_FOLDERS:
+        base = Path(folder).expanduser()
+        try:
+            files = sorted(p for p in base.rglob("*") if p.suffix.lower() in FONT_SUFFIXES)
+        except OSError:
+            continue
+        for p in files:
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            out.append(f"{p}:{st.st_size}:{st.st_mtime_ns}")
+    return out
+
+
 def environment_digest(code_trees: Iterable[Path], data_dirs: Iterable[Path | None] = ()) -> str:
     """Everything a result may depend on besides its own inputs: the code trees (whole), the data
-    folders, Python and the installed distributions, and this cache's format."""
-    parts = {"format": CACHE_FORMAT, "versions": installed_versions(),
+    folders, Python and the installed distributions, the installed fonts, and this cache's format."""
+    parts = {"format": CACHE_FORMAT, "versions": installed_versions(), "fonts": installed_fonts(),
              "code": [tree_digest(t) for t in code_trees],
              "data": [tree_digest(d) if d else "" for d in data_dirs]}
     return sha256_bytes(json.dumps(parts, sort_keys=True, default=str).encode())

@@ -48,6 +48,8 @@ def crossref_words(meta: dict[str, Any], lang: str, src: str = "_quarto.yml") ->
             kind = str(k)[: -len("-prefix")] if str(k).endswith("-prefix") else None
             if k in ("appendix-title", "chapter-title"):   # Quarto's crossref options for the headings
                 words[str(k)[: -len("-title")]] = str(v)
+            elif k == "title-delim":   # what joins a caption's number to its text ("Figure 1:"), Quarto's option
+                words["title-delim"] = str(v)
             elif kind in CROSSREF_PREFIX_KINDS:
                 words[kind] = str(v)
             elif kind is not None:

@@ -49,10 +49,15 @@ def destination(build: Build, book: Book) -> Path:
     return (s.root / book.output_dir).resolve()
 
 
+#: the files a page or the PDF shows as an image
+IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf")
+
+
 def render_key(build: Build, book: Book) -> str:
     """Everything a rendered book depends on once its chapters are executed: the executed book (its
     markdown, figures, page data), the bibliographies, the other books (the language switch), the
-    code and tools (the environment), pandoc, the formats and the CJK fonts."""
+    code and tools (the environment), pandoc, the formats, the CJK fonts, and the images the chapters
+    show from their own folders (``appendix/figures/*.svg``: drawn by a cell, or put there by hand)."""
     d = build.executed_dir(book.profile)
     parts = [b"render", ",".join(build.settings.formats).encode(), build.environment.encode(),
              tree_digest(d).encode(), build.pandoc.identity.encode()]
@@ -61,6 +66,9 @@ def render_key(build: Build, book: Book) -> str:
     for other in sorted(d.parent.iterdir()):
         if other.name != d.name and (other / "book.json").is_file():
             parts.append(file_digest(other / "book.json").encode())
+    for folder in sorted({(build.root / ch.path).parent for ch in book.chapters}):
+        shown = folder / "figures" if folder == build.root else folder   # the project's top: its figures/ only
+        parts.append(f"{shown.relative_to(build.root).as_posix()}:{tree_digest(shown, IMAGE_SUFFIXES)}".encode())
     fonts = find_cjk_font_dir(build.settings.cjk_font_dir)
     parts.append(font_identity(fonts).encode() if fonts else b"no-cjk-fonts")
     return sha256_bytes(*parts)

@@ -143,7 +143,8 @@ def lang_links(site: Site, ch: Chapter) -> str:
 THEME_BOOT = ("<script>(function(){try{var t=localStorage.getItem('book-theme');}catch(e){}"
               "if(t!=='light'&&t!=='dark'){t=(window.matchMedia&&"
               "matchMedia('(prefers-color-scheme: dark)').matches)?'dark':'light';}"
-              "document.documentElement.setAttribute('data-theme',t);})();</script>")
+              "document.documentElement.setAttribute('data-theme',t);"
+              "document.documentElement.classList.add('js');})();</script>")
 
 
 def added_styles(site: Site, ch: Chapter) -> str:
@@ -239,6 +240,7 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
 <link rel="stylesheet" href="{root}assets/book.css">
 {added_styles(site, ch)}</head>
 <body data-root="{root}" data-noresults="{e(u['noresults'])}">
+<a class="skip-link" href="#content">{e(u['skip'])}</a>
 <header class="topbar">
 <button type="button" class="sidebar-toggle" aria-controls="sidebar" aria-expanded="false" title="{e(u['menu'])}">☰</button>
 <a class="topbar-title" href="{root}index.html">{e(site.title)}</a>
@@ -258,7 +260,8 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
 {sidebar(site, ch)}
 </ul>
 </nav>
-<main id="content" class="content">
+<main id="content" class="content" tabindex="-1">
+{f'<details class="toc-menu"><summary>{e(u["toc"])}</summary>{toc}</details>' if toc else ""}
 {title_block}<article class="chapter">
 {body}
 </article>

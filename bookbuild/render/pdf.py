@@ -89,13 +89,33 @@ def _font_paths(needs_cjk: bool, given: str | None) -> list[str]:
     return [str(d)] if d is not None else []
 
 
-def book_source(title: str, lang: str, body: str, font_paths: list[str]) -> str:
-    """The whole book as one typst file: the template filled in."""
+def cover_vars(metadata: dict | None) -> dict[str, str]:
+    """The cover's subtitle, edition and date from the book metadata (``book.subtitle``, ``book.edition``,
+    ``book.date``, or top-level ``subtitle``/``date``), as typst code for the template; empty when absent.
+    A date is printed as written (Quarto's keywords ``today``/``last-modified`` would make two builds differ)."""
+    meta = metadata or {}
+    book = meta.get("book") if isinstance(meta.get("book"), dict) else {}
+
+    def field(k: str) -> str:
+        v = book.get(k, meta.get(k))
+        v = "" if v is None or isinstance(v, (dict, list)) else str(v).strip()
+        return "" if k == "date" and v in ("today", "last-modified", "now") else v
+    sub, ed, date = field("subtitle"), field("edition"), field("date")
+    return {
+        "{{COVER_SUBTITLE}}": (f'v(0.5cm)\n  text(size: 15pt, font: {{{{HEADING_FONTS}}}}, fill: rgb("#3d4650"))[{_typst_markup(sub)}]'
+                               if sub else ""),
+        "{{COVER_EDITION}}": f'text(size: 12pt, font: {{{{HEADING_FONTS}}}})[{_typst_markup(ed)}]\n  linebreak()' if ed else "",
+        "{{COVER_DATE}}": f'text(size: 12pt, font: {{{{HEADING_FONTS}}}}, fill: rgb("#59636e"))[{_typst_markup(date)}]' if date else "",
+    }
+
+
+def book_source(title: str, lang: str, body: str, font_paths: list[str], metadata: dict | None = None) -> str:
+    """The whole book as one typst file: the template filled in (the cover from ``metadata``)."""
     is_zh = lang.startswith("zh")
     cjk = f'"{CJK_SERIF}"' if font_paths else ""
     fonts = "(" + ", ".join(x for x in ('"Libertinus Serif"', cjk) if x) + ",)"
     heading_fonts = "(" + ", ".join(x for x in ('"Libertinus Serif"', f'"{CJK_SANS}"' if font_paths else "") if x) + ",)"
-    repl = {
+    repl = {**cover_vars(metadata),   # first: the cover's code names {{HEADING_FONTS}}
         "{{TITLE_STR}}": _typst_str(title),
         "{{TITLE}}": _typst_markup(title),
         "{{FONTS}}": fonts,
@@ -132,18 +152,20 @@ def compile_typst(src: str, typ_path: Path, font_paths: list[str], needs_cjk: bo
         except Exception as e:  # typst.TypstError carries the diagnostics
             raise RenderError(str(typ_path), None, f"typst failed: {' '.join(str(e).split())[:1500]}") from None
         _verify_fonts(warnings, pdf, needs_cjk, font_paths, typ_path)
+        _verify_glyphs(pdf, sorted(set(IMAGE_RE.findall(src))), typ_path)
         if key:
             store.put_blob("pdf", key, pdf)
     return pdf
 
 
 def render_pdf(ctx: Context, chapters: list[Chapter], title: str, bibliography: list[Path], image_root: Path,
-               pdf_path: Path, typ_path: Path, *, cjk_font_dir: str | None = None, store=None) -> Path:
+               pdf_path: Path, typ_path: Path, *, cjk_font_dir: str | None = None, store=None,
+               metadata: dict | None = None) -> Path:
     body = "\n\n#pagebreak(weak: true)\n\n".join(chapter_typst(ctx, ch, bibliography, image_root) for ch in chapters)
     text = IMAGE_RE.sub("", body)   # an image's path is no text of the book (the project may sit in a CJK-named folder)
     needs_cjk = ctx.lang.startswith("zh") or bool(CJK_RE.search(text)) or bool(CJK_RE.search(title))
     font_paths = _font_paths(needs_cjk, cjk_font_dir)
-    pdf = compile_typst(book_source(title, ctx.lang, body, font_paths), typ_path, font_paths, needs_cjk, store)
+    pdf = compile_typst(book_source(title, ctx.lang, body, font_paths, metadata), typ_path, font_paths, needs_cjk, store)
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     pdf_path.write_bytes(pdf)
     return pdf_path
@@ -188,3 +210,18 @@ def _pdffonts_has_cjk(pdf: bytes) -> bool:
         fh.flush()
         r = procs.run([exe, fh.name])
     return b"CJK" in r.stdout
+
+
+def _verify_glyphs(pdf: bytes, images: list[str], typ_path: Path) -> None:
+    """No placeholder glyph: none in the text (``.notdef``), none in a figure the PDF shows."""
+    from .glyphs import notdef_glyphs, svg_placeholders
+    n, near = notdef_glyphs(pdf)
+    if n:
+        raise RenderError(str(typ_path), None, f"the PDF draws {n} character(s) as a missing-glyph box"
+                          + (f" (near “{near}”)" if near else "") + ": no font given to typst has them")
+    for img in images:
+        if img.endswith(".svg"):
+            bad = svg_placeholders(Path(img))
+            if bad:
+                raise RenderError(img, None, bad[0] + " (a figure drawn before its font was known: "
+                                  "draw it again, e.g. python -m bookbuild render --no-cache)")

@@ -178,5 +178,5 @@ def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
         ctx = Context("typst", lang, prefixes, chapters, index, bib.keys, pandoc, cite)
         typ = root / "_build" / "typst" / profile / "book.typ"
         files.append(render_pdf(ctx, chapters, title, bibs, out, out / name, typ, cjk_font_dir=cjk_font_dir,
-                                store=pandoc.store))
+                                store=pandoc.store, metadata=book.get("metadata")))
     return files

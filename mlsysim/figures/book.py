@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from .. import diskcache
-from .matplotlib_figure import save_svg, to_matplotlib
+from .matplotlib_figure import font_identity, placeholder_glyphs, save_svg, to_matplotlib
 from .plotly_figure import plot_div, plotly_json
 from .spec import FigureSpec, book_lang
 
@@ -39,7 +39,7 @@ class BookFigure:
         return self.spec.data
 
     def _repr_markdown_(self) -> str:
-        return html_block(plot_div(self.spec, self.lang)) + (
+        return html_block(plot_div(self.spec, self.lang, static=self.svg_link)) + (
             '\n\n::: {.content-hidden when-format="html"}\n' f"![]({self.svg_link})\n:::")
 
     def __repr__(self) -> str:
@@ -54,9 +54,9 @@ def book_figure(spec: FigureSpec, out_dir="figures", *, lang: str | None = None)
     key = (str(path.resolve()), _spec_fingerprint(spec, lang))
     if _DRAWN.get(str(path.resolve())) != key or not path.exists():
         cached = _figure_cache(key[1], lang)
-        if cached is not None and cached.is_file():
+        data = _read_clean(cached)
+        if data is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            data = cached.read_bytes()
             if not path.exists() or path.read_bytes() != data:
                 path.write_bytes(data)
         else:
@@ -69,13 +69,21 @@ def book_figure(spec: FigureSpec, out_dir="figures", *, lang: str | None = None)
 
 def _figure_cache(fingerprint: str, lang: str) -> Path | None:
     """Where the SVG of this exact figure is kept between builds (``MLSYSIM_CACHE``, which bookbuild
-    sets): keyed by the figure's full description, its language, matplotlib's version and the mlsysim
-    package's code, so a cached drawing is always the drawing this code would make."""
+    sets): keyed by the figure's full description, its language, the mlsysim package's code, matplotlib's
+    version and the font files its labels resolve to (:func:`font_identity`), so a cached drawing is always
+    the drawing this code would make with these fonts: a font installed, removed or changed draws again."""
     folder = diskcache.folder("figures")
     if folder is None:
         return None
-    import matplotlib
-    return folder / f"{diskcache.key('figure', fingerprint, lang, matplotlib.__version__)}.svg"
+    return folder / f"{diskcache.key('figure', fingerprint, lang, font_identity(lang))}.svg"
+
+
+def _read_clean(cached: Path | None) -> bytes | None:
+    """A cached drawing, unless it is missing or carries a placeholder glyph (then it is drawn again)."""
+    if cached is None or not cached.is_file():
+        return None
+    data = cached.read_bytes()
+    return None if placeholder_glyphs(data) else data
 
 
 

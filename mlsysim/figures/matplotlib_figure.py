@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import io
+import os
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -54,15 +56,117 @@ def _rc(lang: str) -> dict:
     return rc
 
 
+class FigureGlyphError(RuntimeError):
+    """A figure's text would be drawn with a placeholder glyph (a box): a font is missing or unknown."""
+
+
+#: the font families each language's labels must be set in (no fallback to another font allowed)
+REQUIRED_FONTS = {"en": ("DejaVu Sans",), "zh": ("Noto Sans CJK SC", "DejaVu Sans")}
+_GLYPH_WARNING = re.compile(r"missing from font|does not have a glyph|substituting with a dummy symbol")
+_FONTS_CHECKED = False
+
+
+def ensure_fonts(force: bool = False) -> list[str]:
+    """Bring matplotlib's font list up to date with the fonts on disk, once per process.
+
+    matplotlib keeps its list of fonts in ``<MPLCONFIGDIR>/fontlist-v*.json`` and never looks again: a list
+    written before a font was installed (Noto Sans CJK from ``fonts-noto-cjk``) makes every Chinese label a
+    row of boxes. Every font file the system's font search finds that the list lacks is added, and the
+    list is written back, so later processes read the complete one. Returns the files added."""
+    global _FONTS_CHECKED
+    if _FONTS_CHECKED and not force:
+        return []
+    from matplotlib import font_manager as fm
+    known = {os.path.realpath(e.fname) for e in fm.fontManager.ttflist + fm.fontManager.afmlist}
+    added = []
+    for f in sorted(fm.findSystemFonts(fontext="ttf")):
+        if os.path.realpath(f) in known:
+            continue
+        try:
+            fm.fontManager.addfont(f)
+        except Exception:  # noqa: BLE001 - a font FreeType cannot read is not ours to draw with
+            continue
+        added.append(f)
+    if added:
+        import matplotlib
+        try:
+            fm.json_dump(fm.fontManager, Path(matplotlib.get_cachedir(), f"fontlist-v{fm.FontManager.__version__}.json"))
+        except OSError:
+            pass
+    _FONTS_CHECKED = True
+    return added
+
+
+def resolved_fonts(lang: str) -> dict[str, str]:
+    """The font file each required family of ``lang`` resolves to, with no fallback; raises
+    :class:`FigureGlyphError` naming a family matplotlib does not have."""
+    from matplotlib import font_manager as fm
+    ensure_fonts()
+    out = {}
+    for family in REQUIRED_FONTS.get(lang, REQUIRED_FONTS["en"]):
+        try:
+            out[family] = fm.fontManager.findfont(fm.FontProperties(family=family), fallback_to_default=False)
+        except ValueError:
+            raise FigureGlyphError(
+                f"the {lang} figures need the font {family!r}, which matplotlib does not find"
+                + (" (install it: apt-get install fonts-noto-cjk)" if "CJK" in family else "")) from None
+    return out
+
+
+def font_identity(lang: str) -> str:
+    """What a drawing in ``lang`` depends on besides its description: matplotlib's version and every font
+    file its labels resolve to (path, size, modification time), for the figure cache's key."""
+    import matplotlib
+    parts = [f"matplotlib {matplotlib.__version__}"]
+    for family, path in sorted(resolved_fonts(lang).items()):
+        try:
+            st = os.stat(path)
+            parts.append(f"{family}={path}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{family}={path}:missing")
+    return "|".join(parts)
+
+
+class _GlyphGuard:
+    """Turn matplotlib's missing-glyph warnings into :class:`FigureGlyphError` for one figure."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def __enter__(self):
+        self._cm = warnings.catch_warnings(record=True)
+        self._seen = self._cm.__enter__()
+        warnings.simplefilter("always")
+        return self
+
+    def __exit__(self, *exc):
+        self._cm.__exit__(*exc)
+        bad = []
+        for w in self._seen:
+            msg = str(w.message)
+            if _GLYPH_WARNING.search(msg):
+                if msg not in bad:
+                    bad.append(msg)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if bad and exc[0] is None:
+            raise FigureGlyphError(f"{self.what}: {bad[0]}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else "")
+                                   + ": matplotlib fell back to a placeholder glyph")
+        return False
+
+
 def to_matplotlib(spec: FigureSpec, lang: str = "en"):
-    """``spec`` as a matplotlib figure in ``lang`` (the PDF's static figure)."""
+    """``spec`` as a matplotlib figure in ``lang`` (the PDF's static figure). A label with a character
+    its fonts lack raises :class:`FigureGlyphError` instead of drawing a box."""
     _pick(T("", ""), lang)
     import matplotlib
     plt = _plt()
     rc = _rc(lang)
-    with matplotlib.rc_context(rc):
+    resolved_fonts(lang)
+    with matplotlib.rc_context(rc), _GlyphGuard(f"figure {spec.key} ({lang})"):
         fig = _draw_matplotlib(plt, spec, lang)
     fig._mlsysim_rc = rc  # the same fonts when the figure is saved (mathtext is laid out at draw time)
+    fig._mlsysim_what = f"figure {spec.key} ({lang})"
     return fig
 
 
@@ -136,10 +240,73 @@ def _draw_matplotlib(plt, spec: FigureSpec, lang: str):
                 ax.spines[side].set_visible(False)
         else:
             _style(ax)
-        if p.legend:
-            ax.legend(loc=p.legend, fontsize=8, frameon=False)
     fig.tight_layout()
+    outside = False
+    for ax, p in zip(axes, spec.panels):
+        if p.legend:
+            outside = _place_legend(fig, ax, p.legend) or outside
+    if outside:
+        fig.tight_layout()
     return fig
+
+
+_CORNERS = ("upper left", "upper right", "lower left", "lower right")
+
+
+def _place_legend(fig, ax, corner: str) -> bool:
+    """The panel's legend in its preferred corner if it covers no data there, else in the first other
+    corner that is clear, else below the axes. Returns True when it went below (outside the axes)."""
+    handles, _ = ax.get_legend_handles_labels()
+    if not handles:
+        return False
+    renderer = fig.canvas.get_renderer()
+    for loc in (corner,) + tuple(c for c in _CORNERS if c != corner):
+        leg = ax.legend(loc=loc, fontsize=8, frameon=False)
+        if legend_overlap(ax, leg, renderer) is None:
+            return False
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=min(2, len(handles)), fontsize=8, frameon=False)
+    return True
+
+
+def legend_overlap(ax, leg, renderer=None) -> str | None:
+    """What of the panel's data the legend box covers (a line, a marker, a bar, a note), or None. Lines are
+    followed in display coordinates every 2 px; shaded bands behind the data do not count."""
+    renderer = renderer or ax.figure.canvas.get_renderer()
+    box = leg.get_window_extent(renderer).padded(-1)
+    x0, y0, x1, y1 = box.x0, box.y0, box.x1, box.y1
+
+    def inside(pts) -> bool:
+        return bool(np.any((pts[:, 0] > x0) & (pts[:, 0] < x1) & (pts[:, 1] > y0) & (pts[:, 1] < y1)))
+    for line in ax.lines:
+        if not line.get_visible():
+            continue
+        xy = line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float))
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        if not len(xy):
+            continue
+        if line.get_linestyle() in ("None", "none", "", " "):
+            r = line.get_markersize() / 2 * ax.figure.dpi / 72
+            grown = leg.get_window_extent(renderer).padded(r)
+            if np.any((xy[:, 0] > grown.x0) & (xy[:, 0] < grown.x1) & (xy[:, 1] > grown.y0) & (xy[:, 1] < grown.y1)):
+                return f"the markers of {line.get_label() or line.get_gid()}"
+            continue
+        pts = [xy[:1]]
+        for a, b in zip(xy[:-1], xy[1:]):
+            n = max(1, int(np.hypot(*(b - a)) // 2))
+            pts.append(a + (b - a) * (np.arange(1, n + 1)[:, None] / n))
+        if inside(np.vstack(pts)):
+            return f"the line {line.get_label() if not str(line.get_label()).startswith('_') else line.get_gid()}"
+    for patch in ax.patches:
+        if str(patch.get_gid() or "").startswith("band-") or not patch.get_visible():
+            continue
+        bb = patch.get_window_extent(renderer)
+        if bb.x1 > x0 and bb.x0 < x1 and bb.y1 > y0 and bb.y0 < y1:
+            return "a bar"
+    for t in ax.texts:
+        bb = t.get_window_extent(renderer)
+        if bb.width and bb.x1 > x0 and bb.x0 < x1 and bb.y1 > y0 and bb.y0 < y1:
+            return f"the note “{t.get_text()}”"
+    return None
 
 
 def _style(ax):
@@ -154,10 +321,49 @@ def svg_bytes(fig) -> bytes:
     import matplotlib
     rc = dict(getattr(fig, "_mlsysim_rc", {}))
     rc.update({"svg.hashsalt": SVG_SALT, "svg.fonttype": "path"})
-    with matplotlib.rc_context(rc):
+    what = getattr(fig, "_mlsysim_what", "figure")
+    with matplotlib.rc_context(rc), _GlyphGuard(what):
         buf = io.BytesIO()
         fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
-    return buf.getvalue()
+    data = buf.getvalue()
+    bad = placeholder_glyphs(data)
+    if bad:
+        raise FigureGlyphError(f"{what}: {bad[0]}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""))
+    return data
+
+
+_GLYPH_DEF = re.compile(rb'<path id="([^"]+)-([0-9a-f]+)"')
+_TEXT_GROUP = re.compile(rb'<g id="(text_\d+)">\s*<!-- (.*?) -->(.*?)(?=<g id="text_\d+">|</svg>)', re.S)
+_USE = re.compile(rb'xlink:href="#([^"]+)-([0-9a-f]+)"')
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+
+
+def placeholder_glyphs(svg: bytes | str) -> list[str]:
+    """Placeholder glyphs in a matplotlib SVG drawn with ``svg.fonttype = path`` (glyphs as ``<path
+    id="<font>-<glyph index>">``): glyphs of matplotlib's last-resort font (its tofu boxes), glyph 0 of any
+    font (``.notdef``), and labels whose CJK characters are fewer than the CJK-font glyphs drawing them
+    (mathtext's dummy symbol). Returns one sentence per problem, naming the label."""
+    data = svg.encode("utf-8") if isinstance(svg, str) else svg
+    out = []
+    bad_fonts = set()
+    for ps, gid in _GLYPH_DEF.findall(data):
+        name = ps.decode("utf-8", "replace")
+        if name.lower().startswith("lastresort") or int(gid, 16) == 0:
+            bad_fonts.add((name, int(gid, 16)))
+    for gid_, comment, body in _TEXT_GROUP.findall(data):
+        text = comment.decode("utf-8", "replace")
+        uses = _USE.findall(body)
+        boxes = [u for u in uses if (u[0].decode("utf-8", "replace"), int(u[1], 16)) in bad_fonts]
+        cjk_needed = len(_CJK.findall(text))
+        cjk_drawn = sum(1 for ps, _ in uses if b"CJK" in ps)
+        if boxes:
+            out.append(f"label “{text}” is drawn with {len(boxes)} placeholder glyph(s) "
+                       f"({boxes[0][0].decode('utf-8', 'replace')})")
+        elif cjk_needed > cjk_drawn:
+            out.append(f"label “{text}” has {cjk_needed} CJK characters but only {cjk_drawn} CJK-font glyphs")
+    if bad_fonts and not out:
+        out.append("placeholder glyphs: " + ", ".join(f"{n}-{g:x}" for n, g in sorted(bad_fonts)[:3]))
+    return out
 
 
 def save_svg(fig, path, *, close: bool = True) -> Path:

@@ -141,10 +141,19 @@ def _layout(spec: FigureSpec, lang: str) -> dict:
         layout[_axis_key("xaxis", i)] = xa
         layout[_axis_key("yaxis", i)] = ya
         if p.legend and i == 0:
-            lx, ly, xan, yan = _LEGEND_XY[p.legend]
-            layout["legend"] = {"x": lx, "y": ly, "xanchor": xan, "yanchor": yan, "bgcolor": "rgba(0,0,0,0)",
-                                "font": {"size": 11}}
+            layout["legend"] = _legend(p)
     return layout
+
+
+def _legend(p) -> dict:
+    """The legend of the HTML figure: below the plot area, left-aligned and wrapping, so it never covers
+    data at any page width (``legend_web="below"``); or in the panel's corner (``"corner"``)."""
+    if p.legend_web == "corner":
+        lx, ly, xan, yan = _LEGEND_XY[p.legend]
+        return {"x": lx, "y": ly, "xanchor": xan, "yanchor": yan, "bgcolor": "rgba(0,0,0,0)", "font": {"size": 11}}
+    return {"orientation": "h", "x": 0, "xanchor": "left", "xref": "container",
+            "y": 0, "yanchor": "bottom", "yref": "container", "bgcolor": "rgba(0,0,0,0)", "font": {"size": 11},
+            "entrywidthmode": "pixels", "itemsizing": "constant"}
 
 
 def _axes(p, i: int, domain: list, lang: str) -> tuple[dict, dict]:
@@ -214,15 +223,26 @@ PLOTLY_CONFIG = {"displaylogo": False, "showSendToCloud": False, "showEditInChar
 
 
 
-def plot_div(spec: FigureSpec, lang: str, *, alt: str | None = None, element_id: str | None = None) -> str:
+def plot_div(spec: FigureSpec, lang: str, *, alt: str | None = None, element_id: str | None = None,
+             static: str | None = None) -> str:
     """The HTML book's figure: a ``div.mlsysim-plot`` holding the plotly JSON, drawn by the book's
-    ``figures.js`` with its own ``plotly.js`` (no CDN, no require.js)."""
-    payload = json.dumps({"data": plotly_json(spec, lang)["data"], "layout": plotly_json(spec, lang)["layout"],
+    ``figures.js`` with its own ``plotly.js`` (no CDN, no require.js).
+
+    ``static``: the figure's static SVG (relative to the page), shown without JavaScript (``<noscript>``)
+    and by figures.js when plotly.js did not load, so the figure is never an empty box. The div is a
+    labelled group, not ``role="img"``: it holds plotly's interactive legend and mode bar."""
+    fig = plotly_json(spec, lang)
+    payload = json.dumps({"data": fig["data"], "layout": fig["layout"],
                           "config": PLOTLY_CONFIG, "dark": DARK}, ensure_ascii=False, separators=(",", ":"),
                          allow_nan=False)
     payload = payload.replace("</", "<\\/")
     label = f' aria-label="{_html.escape(alt)}"' if alt else ""
-    return (f'<div class="mlsysim-plot" id="{element_id or "mlsysim-plot-" + spec.key}" data-figure="{spec.key}" lang="{lang}" '
-            f'role="img"{label} style="min-height:{int(spec.size[1] * 95)}px">'
+    attrs, still = "", ""
+    if static:
+        src = _html.escape(static, quote=True)
+        attrs = f' data-static="{src}"'
+        still = (f'<noscript><img class="mlsysim-static" src="{src}" alt="{_html.escape(alt or "")}" '
+                 f'loading="lazy"></noscript>')
+    return (f'<div class="mlsysim-plot" id="{element_id or "mlsysim-plot-" + spec.key}" data-figure="{spec.key}" '
+            f'lang="{lang}" role="group"{label}{attrs} style="min-height:{int(spec.size[1] * 95)}px">{still}'
             f'<script type="application/json" class="mlsysim-plot-json">{payload}</script></div>')
-

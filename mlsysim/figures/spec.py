@@ -122,9 +122,14 @@ class Note:
 
 @dataclass
 class Panel:
+    """One pair of axes. ``legend``: the corner the static (PDF) figure prefers for its legend, or None for
+    no legend; the drawing moves it to another corner, or below the axes, where it would cover data.
+    ``legend_web``: where the HTML figure puts its legend: ``"below"`` the plot area (clear of the data
+    at every page width, the default) or ``"corner"`` (inside, at ``legend``)."""
     x: Axis
     y: Axis
     legend: str | None = "lower right"  # legend corner, or None
+    legend_web: str = "below"
 
 
 @dataclass

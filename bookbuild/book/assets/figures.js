@@ -4,7 +4,19 @@
    Nothing is computed here: the data are the build's. */
 (function () {
   "use strict";
-  if (!window.Plotly) return;
+  if (!window.Plotly) {
+    /* plotly.js did not load: each figure shows its static drawing (the SVG the PDF uses) instead of an empty box */
+    Array.prototype.forEach.call(document.querySelectorAll(".mlsysim-plot[data-static]"), function (el) {
+      if (el.querySelector("img.mlsysim-static")) return;
+      var img = document.createElement("img");
+      img.className = "mlsysim-static";
+      img.src = el.getAttribute("data-static");
+      img.alt = el.getAttribute("aria-label") || "";
+      el.style.minHeight = "";
+      el.insertBefore(img, el.firstChild);
+    });
+    return;
+  }
   var doc = document.documentElement;
   var THEMES = {
     light: { font: "#212529", grid: "#dddddd", line: "#888888", hoverbg: "#ffffff" },
@@ -58,23 +70,49 @@
     el._mlsysimSpec = spec;
     var fig = themed(spec, theme());
     el.style.minHeight = "";
-    return Plotly.newPlot(el, fig.data, fig.layout, spec.config || {}).then(function () {
+    return Plotly.newPlot(el, fig.data, fig.layout, config(spec)).then(function () {
       el.setAttribute("data-theme", theme());
       el.setAttribute("data-ready", "1");
+      follow(el);
     });
+  }
+  /* a figure follows its own box, not only the window (plotly's "responsive" watches the window): a box
+     that narrows (a flex row, the sidebar, a phone turned) redraws the figure at its width */
+  var observer = "ResizeObserver" in window ? new ResizeObserver(function (entries) {
+    entries.forEach(function (e) {
+      var el = e.target, w = Math.round(e.contentRect.width);
+      if (!w || el._mlsysimWidth === w) return;
+      el._mlsysimWidth = w;
+      if (el._fullLayout && Math.abs(el._fullLayout.width - w) > 1) Plotly.Plots.resize(el);
+    });
+  }) : null;
+  function follow(el) {
+    if (!observer || el._mlsysimFollowed) return;
+    el._mlsysimFollowed = true;
+    el._mlsysimWidth = Math.round(el.getBoundingClientRect().width);
+    if (el._fullLayout && Math.abs(el._fullLayout.width - el._mlsysimWidth) > 1) Plotly.Plots.resize(el);
+    observer.observe(el);
+  }
+  /* the figure's plotly options; where the figure follows its own box (below), plotly's window-resize
+     handler is left off, so one resize redraws each figure once */
+  function config(spec) {
+    var c = {}, k, src = spec.config || {};
+    for (k in src) c[k] = src[k];
+    if (observer) c.responsive = false;
+    return c;
   }
   /* redraw one figure with new data of the same shape (the explorer swaps precomputed arrays) */
   function update(el, spec) {
     el._mlsysimSpec = spec;
     var fig = themed(spec, theme());
-    return Plotly.react(el, fig.data, fig.layout, spec.config || {});
+    return Plotly.react(el, fig.data, fig.layout, config(spec));
   }
   function restyleAll() {
     var t = theme();
     Array.prototype.forEach.call(document.querySelectorAll(".mlsysim-plot"), function (el) {
       if (!el._mlsysimSpec || el.getAttribute("data-theme") === t) return;
       var fig = themed(el._mlsysimSpec, t);
-      Plotly.react(el, fig.data, fig.layout, el._mlsysimSpec.config || {}).then(function () {
+      Plotly.react(el, fig.data, fig.layout, config(el._mlsysimSpec)).then(function () {
         el.setAttribute("data-theme", t);
       });
     });

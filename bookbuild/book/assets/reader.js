@@ -20,6 +20,8 @@
       node: "Node", precision: "weights",
       noRate: function (a, p, u) { return a + " publishes no " + p + " rate: " + u + " is used"; },
       cannot: "This choice cannot be computed: ",
+      uncomputable: "the book’s calculations do not apply to this accelerator and model",
+      keys: "← → previous or next number · Esc closes",
       kept: "The page still shows ",
       unknown: function (k, v) { return "Unknown " + k + " “" + v + "” in the address: ignored."; },
       broken: function (n) { return n + " claim" + (n === 1 ? "" : "s") + " on this page do" + (n === 1 ? "es" : "") + " not hold for this choice (marked below)."; },
@@ -40,6 +42,8 @@
       node: "节点", precision: "权重",
       noRate: function (a, p, u) { return a + " 未公布 " + p + " 算力：改用 " + u; },
       cannot: "无法为此选择计算：",
+      uncomputable: "本书的计算不适用于这一加速器与模型的组合",
+      keys: "← → 上一个或下一个数值 · Esc 关闭",
       kept: "本页仍显示 ",
       unknown: function (k, v) { return "地址中的" + (k === "accelerator" ? "加速器" : "模型") + "“" + v + "”未知，已忽略。"; },
       broken: function (n) { return "本页有 " + n + " 处论断对所选硬件不成立（已在下文标出）。"; },
@@ -87,10 +91,42 @@
   window.MLSYSIM_EXPLAIN = PROV;
 
   var spans = Array.prototype.slice.call(document.querySelectorAll(".mlsysim-v"));
+  /* the computed numbers are ONE tab stop (a roving tabindex), not hundreds: Tab reaches the first number
+     after the reader's place, the arrow keys move from number to number (Home/End: first/last) */
+  var rover = null;
+  function rove(s) {
+    if (rover === s) return;
+    if (rover) rover.tabIndex = -1;
+    rover = s;
+    if (s) s.tabIndex = 0;
+  }
   spans.forEach(function (s) {
     if (!s.hasAttribute("data-ref")) s.setAttribute("data-ref", s.textContent);
-    s.tabIndex = 0;
+    s.tabIndex = -1;
   });
+  rove(spans[0] || null);
+  /* the first number after node n in the document (binary search over the numbers in document order) */
+  function numberAfter(n) {
+    var lo = 0, hi = spans.length;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (n.compareDocumentPosition(spans[mid]) & Node.DOCUMENT_POSITION_FOLLOWING) hi = mid; else lo = mid + 1;
+    }
+    return spans[lo] || null;
+  }
+  function usable(s) { return s.getClientRects().length > 0; }
+  function step(from, d) {
+    var i = spans.indexOf(from);
+    for (var j = i + d; j >= 0 && j < spans.length; j += d) if (usable(spans[j])) return spans[j];
+    return null;
+  }
+  document.addEventListener("focusin", function (ev) {
+    var t = ev.target;
+    if (t.classList && t.classList.contains("mlsysim-v")) { rove(t); return; }
+    if (t === tip || (tip && tip.contains(t))) return;
+    var next = numberAfter(t);
+    if (next) rove(next);
+  }, true);
 
   /* ---------- the choice ---------- */
   var V = P.variants;
@@ -138,11 +174,13 @@
     var m = /^(.*) publishes no (\S+) rate: (\S+) is used$/.exec(note);
     return m ? L.noRate(m[1], m[2], m[3]) : note;
   }
-  function translateError(err) {
-    var msg = String(err).replace(/^[A-Za-z]+Error:\s*/, "");
-    if (lang !== "zh") return msg;
-    var m = /the weights and reserve \(([^)]*)\) do not fit in ([^:]*)/.exec(msg);
-    return m ? "权重与预留（" + m[1] + "）放不进 " + m[2] + "：没有内存留给注意力状态" : msg;
+  /* why a choice cannot be computed, in plain words and the reader's language: never the exception's
+     own text (the build's message stays in the choice's data, for authors) */
+  function plainError(err) {
+    var m = /the weights and reserve \(([^)]*)\) do not fit in ([^:]*)/.exec(String(err));
+    if (m) return lang === "zh" ? "权重与预留（" + m[1] + "）放不进 " + m[2].trim() + " 的内存，没有内存留给注意力状态"
+      : "the weights and reserve (" + m[1] + ") do not fit in its " + m[2].trim() + " of memory, leaving none for attention state";
+    return L.uncomputable;
   }
   function choiceText(c) { return c.accelerator + ", " + c.model; }
 
@@ -234,10 +272,16 @@
     if (!ea || !em) return;
     var hasA = ea.querySelector('option[value="' + a + '"]'), hasM = em.querySelector('option[value="' + m + '"]');
     if (!hasA || !hasM) return;
-    if (ea.value !== a) { ea.value = a; ea.dispatchEvent(new Event("change")); }
-    if (em.value !== m) { em.value = m; em.dispatchEvent(new Event("change")); }
     explorerSynced = true;
+    /* the explorer redraws its figure on each change: quick successive choices (a reader holding an arrow
+       key on the select) redraw once, with the last one */
+    clearTimeout(syncTimer);
+    syncTimer = setTimeout(function () {
+      if (ea.value !== a) { ea.value = a; ea.dispatchEvent(new Event("change")); }
+      if (em.value !== m) { em.value = m; em.dispatchEvent(new Event("change")); }
+    }, 0);
   }
+  var syncTimer = null;
 
   function setStatus(lines) {
     if (!status) return;
@@ -256,7 +300,7 @@
     if (!c) return false;
     if (c.error) {
       var prev = current ? V.choices[current] : V.choices[refKey];
-      lines.push({ cls: "mcs-error", text: L.cannot + c.accelerator + ", " + c.model + L.colon + translateError(c.error) + L.stop });
+      lines.push({ cls: "mcs-error", text: L.cannot + c.accelerator + ", " + c.model + L.colon + plainError(c.error) + L.stop });
       lines.push({ cls: "mcs-error", text: L.kept + choiceText(prev) + L.stop });
       setStatus(lastLines.concat(lines));
       return false;
@@ -284,6 +328,7 @@
     setStatus(lines);
     lastLines = lines;
     document.documentElement.setAttribute("data-mlsysim-choice", isRef ? "reference" : key);
+    document.dispatchEvent(new Event("mlsysim-choice-applied"));
     return true;
   }
 
@@ -465,6 +510,7 @@
     if (owner && owner !== span) owner.removeAttribute("aria-describedby");
     owner = span;
     fill(span);
+    if (document.activeElement === span) add(tip, "p", "mt-keys", L.keys);
     tip.hidden = false;
     span.setAttribute("aria-describedby", "mlsysim-tip");
     span.classList.add("mlsysim-v-open");
@@ -512,6 +558,15 @@
     } else if ((ev.key === "Enter" || ev.key === " ") && spanOf(ev.target)) {
       var s2 = spanOf(ev.target);
       if (owner === s2) hide(); else show(s2);
+      ev.preventDefault();
+    } else if (spanOf(ev.target) && !ev.altKey && !ev.ctrlKey && !ev.metaKey &&
+               (ev.key === "ArrowRight" || ev.key === "ArrowLeft" || ev.key === "Home" || ev.key === "End")) {
+      var from = spanOf(ev.target), to = null;
+      if (ev.key === "ArrowRight") to = step(from, 1);
+      else if (ev.key === "ArrowLeft") to = step(from, -1);
+      else if (ev.key === "Home") to = usable(spans[0]) ? spans[0] : step(spans[0], 1);
+      else to = usable(spans[spans.length - 1]) ? spans[spans.length - 1] : step(spans[spans.length - 1], -1);
+      if (to) { rove(to); to.focus(); }
       ev.preventDefault();
     }
   });

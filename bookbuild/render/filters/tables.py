@@ -10,8 +10,10 @@ from ..pandoc import RenderError
 
 
 def caption_prefix(p, kind: str, ident: str) -> list:
+    """"Table A.1: " as Quarto writes it: the word, a no-break space, the number, ``crossref: title-delim``
+    (default ``:``) and a space."""
     t = p.ctx.index.targets[ident]
-    return [A.Str(f"{p.ctx.prefixes[kind]}\u00a0{t.number}:"), A.Space()]
+    return [A.Str(f"{p.ctx.prefixes[kind]}\u00a0{t.number}{p.ctx.prefixes.get('title-delim', ':')}"), A.Space()]
 
 
 def _colwidths(p, a: list, colspecs: list) -> list:
