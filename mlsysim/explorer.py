@@ -22,7 +22,7 @@ import math
 from .fmt import FormatPrecisionError, fmt, fmt_int
 from .physics import attainable_performance, decode_intensity
 from .reference import DEFAULT_CONTEXT, DEFAULT_RESERVE, ReferenceValues, reference_values
-from .registry import Hardware, Models
+from .registry import Hardware, Models, Systems
 from .scenario import REFERENCE, nearest_precision  # one fallback rule for the book and the explorer
 from .units import PRECISION_BYTES, Q_
 from .figures import book_lang, plot_div, plotly_json, roofline_spec
@@ -149,7 +149,7 @@ def shown_values(rv: ReferenceValues, accel, lang: str = "en") -> dict[str, str]
         "attention_crossover_tokens": str(fmt_int(round(cross, -3))) if cross >= 10_000 else shown(cross, 0),
         "kv_bytes_per_token": str(fmt_int(rv.kv_bytes_per_token)),
         "kv_bytes_at_context": shown(rv.kv_bytes_at_context / 1e9, 1),
-        "node": rv.node if rv.node is not None else t["no_node"],
+        "node": Systems.Nodes.get(rv.node).display_name if rv.node is not None else t["no_node"],  # a name a reader knows
         "node_kv_pool_bytes": pool,
         "resident_trajectories": resident,
     }

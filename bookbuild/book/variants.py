@@ -9,7 +9,7 @@ English and the Chinese chapter include the same cells, so they share one set of
 yields:
 
 - ``values``: every ``Cls.x_str`` the cells define, as the prose would quote it;
-- ``failed``: the guards that do not hold for that choice (file, line, message in English and, where
+- ``failed``: the claims (``check``, not an author's ``pin``) that do not hold for that choice (file, line, message in English and, where
   the cell gives one, Chinese);
 - the accelerator, model, node and weight precision actually used (and a note when the accelerator
   publishes no 8-bit rate), or ``error`` when the cells cannot compute that choice at all.
@@ -116,7 +116,8 @@ def one_choice(doc: Document, opts: RunOptions, choice: dict[str, str], precisio
         return res
     res["values"], res["reference_only"] = class_strs(ns)
     res["failed"] = [{"file": _rel(r["file"], opts.root), "line": r["line"], "message": r["message"],
-                      "zh": r.get("zh", "")} for r in hooks.recorder.records if not r["passed"]]
+                      "zh": r.get("zh", "")} for r in hooks.recorder.records
+                     if not r["passed"] and r.get("audience", "reader") == "reader"]   # an author's pin is never shown
     return res
 
 

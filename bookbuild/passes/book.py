@@ -26,10 +26,10 @@ def data_dir(build: Build) -> Path:
     return (libs[0] if libs else build.root) / "data"
 
 
-def _jobs(build: Build, doc, choices: list[dict], key: str) -> list[pool.Job]:
+def _jobs(build: Build, doc, choices: list[dict], key: str, profile: str) -> list[pool.Job]:
     s = build.settings
     opts = RunOptions(root=s.root, fig_dir=s.build_dir / "variants", md_dir=s.root, cell_timeout=s.cell_timeout,
-                      output_cap=s.output_cap, raw_errors=True)
+                      output_cap=s.output_cap, raw_errors=True, profile=profile)   # the book's language, as Quarto runs it
     n = max(1, -(-len(choices) // s.width))
     return [pool.Job(f"{key}:{i}", V.variant_job, (doc, opts, choices[i:i + n]), silence=s.cell_timeout + GRACE)
             for i in range(0, len(choices), n)]
@@ -38,15 +38,18 @@ def _jobs(build: Build, doc, choices: list[dict], key: str) -> list[pool.Job]:
 def compute(build: Build, wanted: list) -> dict[str, list]:
     """Every choice for each chapter of ``wanted`` ((book, chapter, document) triples), by variant key."""
     choices = V.choices(data_dir(build))
-    keyed, pending = {}, {}
+    keyed, pending, profiles = {}, {}, {}
     for book, ch, doc in wanted:
-        key = sha256_bytes(b"variants", build.environment.encode(), json.dumps(choices).encode(), *V.cells_digest(doc))
+        # per profile: a cell may word its values in the book's language (mlsysim.wording)
+        key = sha256_bytes(b"variants", build.environment.encode(), json.dumps(choices).encode(),
+                           book.profile.encode(), *V.cells_digest(doc))
         keyed[(book.profile, ch.path.as_posix())] = key
         if key not in pending:
             hit = build.store.get_json("variants", key)
             pending[key] = hit if hit is not None else doc
+            profiles[key] = book.profile
     todo = {k: d for k, d in pending.items() if not isinstance(d, list)}
-    jobs = [j for k, d in todo.items() for j in _jobs(build, d, choices, k)]
+    jobs = [j for k, d in todo.items() for j in _jobs(build, d, choices, k, profiles[k])]
     if jobs:
         preload(build.root, None)
         ran = pool.run(jobs, build.settings.width)

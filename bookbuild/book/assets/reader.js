@@ -15,7 +15,7 @@
   var L = {
     en: {
       legend: "Hardware for this page",
-      intro: "Recompute this appendix for another accelerator or model (weights at 8 bits). The default is the reference.",
+      intro: "Recompute this appendix for another accelerator or model: speeds with weights read at 8 bits, memory holding them at 16 bits, as the chapters assume. The default is the reference.",
       accel: "Accelerator", model: "Model", reset: "Reference",
       node: "Node", precision: "weights",
       noRate: function (a, p, u) { return a + " publishes no " + p + " rate: " + u + " is used"; },
@@ -23,6 +23,7 @@
       uncomputable: "the book’s calculations do not apply to this accelerator and model",
       keys: "← → previous or next number · Esc closes",
       kept: "The page still shows ",
+      instead: function (c) { return "The page shows " + c + " instead, which it can compute."; },
       unknown: function (k, v) { return "Unknown " + k + " “" + v + "” in the address: ignored."; },
       broken: function (n) { return n + " claim" + (n === 1 ? "" : "s") + " on this page do" + (n === 1 ? "es" : "") + " not hold for this choice (marked below)."; },
       summary: "Claims that do not hold for this choice:",
@@ -33,11 +34,11 @@
       refInputs: function (r, v) { return "The steps and inputs below are the reference’s (" + r + "), for which this value is " + v + "."; },
       steps: "How it is computed", inputs: "Inputs", scenario: "scenario", source: "Source",
       noExpl: "No derivation recorded for this value.", fnLabel: "function",
-      stop: ".", colon: ": "
+      stop: ".", colon: ": ", pair: ", "
     },
     zh: {
       legend: "本页所用硬件",
-      intro: "为其他加速器或模型重新计算本附录（权重为 8 位）。默认为参考配置。",
+      intro: "为其他加速器或模型重新计算本附录：速度按 8 位权重计算，内存按 16 位存放权重，与各章的假设一致。默认为参考配置。",
       accel: "加速器", model: "模型", reset: "参考配置",
       node: "节点", precision: "权重",
       noRate: function (a, p, u) { return a + " 未公布 " + p + " 算力：改用 " + u; },
@@ -45,6 +46,7 @@
       uncomputable: "本书的计算不适用于这一加速器与模型的组合",
       keys: "← → 上一个或下一个数值 · Esc 关闭",
       kept: "本页仍显示 ",
+      instead: function (c) { return "本页改为显示可以计算的 " + c + "。"; },
       unknown: function (k, v) { return "地址中的" + (k === "accelerator" ? "加速器" : "模型") + "“" + v + "”未知，已忽略。"; },
       broken: function (n) { return "本页有 " + n + " 处论断对所选硬件不成立（已在下文标出）。"; },
       summary: "对所选硬件不成立的论断：",
@@ -55,7 +57,7 @@
       refInputs: function (r, v) { return "下列步骤与输入均为参考配置（" + r + "）的值，参考配置下此值为 " + v + "。"; },
       steps: "计算过程", inputs: "输入", scenario: "情景", source: "来源",
       noExpl: "此数值没有记录推导。", fnLabel: "函数",
-      stop: "。", colon: "："
+      stop: "。", colon: "：", pair: " 与 "
     }
   }[lang];
 
@@ -178,11 +180,11 @@
      own text (the build's message stays in the choice's data, for authors) */
   function plainError(err) {
     var m = /the weights and reserve \(([^)]*)\) do not fit in ([^:]*)/.exec(String(err));
-    if (m) return lang === "zh" ? "权重与预留（" + m[1] + "）放不进 " + m[2].trim() + " 的内存，没有内存留给注意力状态"
-      : "the weights and reserve (" + m[1] + ") do not fit in its " + m[2].trim() + " of memory, leaving none for attention state";
+    if (m) return lang === "zh" ? "16 位权重与预留（" + m[1] + "）放不进 " + m[2].trim() + " 的内存，没有内存留给注意力状态"
+      : "the 16-bit weights and reserve (" + m[1] + ") do not fit in its " + m[2].trim() + " of memory, leaving none for attention state";
     return L.uncomputable;
   }
-  function choiceText(c) { return c.accelerator + ", " + c.model; }
+  function choiceText(c) { return c.accelerator + L.pair + c.model; }
 
   function clearMarks() {
     each(document.querySelectorAll(".mlsysim-claim-marker, .mlsysim-claim-flag"), function (n) { n.parentNode.removeChild(n); });
@@ -215,10 +217,25 @@
         if (blocks.indexOf(b) < 0) blocks.push(b);
       });
       if (!blocks.length) { loose.push(g); return; }
+      var first = null;   /* the message once per page per claim; later paragraphs link to it */
       blocks.forEach(function (b) {
         b.classList.add("mlsysim-claim-broken");
-        if (b.tagName !== "TR") { b.appendChild(marker(g, "span")); n++; return; }
-        /* a table row: a flag in the cell that holds the value, the message once under the table */
+        if (b.tagName !== "TR") {
+          if (!first) {
+            first = marker(g, "span");
+            first.id = "mlsysim-claim-" + gi;
+            b.appendChild(first);
+            n++;
+            return;
+          }
+          var link = el("a", "mlsysim-claim-flag", "⚠");
+          link.href = "#" + first.id;
+          link.title = guardText(g);
+          link.setAttribute("aria-label", guardText(g));
+          b.appendChild(link);
+          return;
+        }
+        /* a table row: a flag in the cell that holds the value (the message once, under the table) */
         var cell = null;
         each(b.querySelectorAll("td, th"), function (td) {
           if (cell) return;
@@ -226,17 +243,16 @@
             if ((g.protects || []).indexOf(v.getAttribute("data-attr")) >= 0) cell = td;
           });
         });
-        var table = b.closest("table"), id = "mlsysim-claim-" + (table.id || "t") + "-" + gi;
-        var note = document.getElementById(id);
-        if (!note) {
-          note = marker(g, "p");
-          note.id = id;
+        if (!first) {   /* the page's one message for this claim, under the first table that shows it */
+          var table = b.closest("table");
+          first = marker(g, "p");
+          first.id = "mlsysim-claim-" + gi;
           var after = table.parentNode.classList.contains("table-wrap") ? table.parentNode : table;
-          after.parentNode.insertBefore(note, after.nextSibling);
+          after.parentNode.insertBefore(first, after.nextSibling);
           n++;
         }
         var flag = el("a", "mlsysim-claim-flag", "⚠");
-        flag.href = "#" + id;
+        flag.href = "#" + first.id;
         flag.title = guardText(g);
         flag.setAttribute("aria-label", guardText(g));
         (cell || b.lastElementChild || b).appendChild(flag);
@@ -303,6 +319,9 @@
       lines.push({ cls: "mcs-error", text: L.cannot + c.accelerator + ", " + c.model + L.colon + plainError(c.error) + L.stop });
       lines.push({ cls: "mcs-error", text: L.kept + choiceText(prev) + L.stop });
       setStatus(lastLines.concat(lines));
+      /* the selects show what the page shows: back to the choice still on the page */
+      var shown = (current || refKey).split("|");
+      if (selA && selM) { selA.value = shown[0]; selM.value = shown[1]; }
       return false;
     }
     clearMarks();
@@ -376,8 +395,31 @@
     box.appendChild(summary);
     insertTop(box);
 
-    function onChange() {
-      if (apply(selA.value, selM.value)) updateUrl(selA.value, selM.value);
+    /* a choice the cells cannot compute: the other half of it moves to the first one that can (the
+       accelerator just chosen keeps it, with the first model that fits; a model just chosen, with the
+       first accelerator that holds it), and the page says so; the selects always show the page's choice */
+    function firstComputable(a, m) {
+      var list = a ? V.models : V.accelerators;
+      for (var i = 0; i < list.length; i++) {
+        var k = a ? a + "|" + list[i].name : list[i].name + "|" + m, c = V.choices[k];
+        if (c && !c.error) return k;
+      }
+      return null;
+    }
+    function applyNearest(a, m, accelChanged, extra) {
+      if (apply(a, m, extra)) return true;
+      var alt = accelChanged ? firstComputable(a, null) : firstComputable(null, m), failed = V.choices[a + "|" + m];
+      if (!alt || !failed) return false;
+      var lines = (extra || []).concat([
+        { cls: "mcs-error", text: L.cannot + choiceText(failed) + L.colon + plainError(failed.error) + L.stop },
+        { cls: "mcs-note", text: L.instead(choiceText(V.choices[alt])) }]);
+      var k = alt.split("|");
+      selA.value = k[0];
+      selM.value = k[1];
+      return apply(k[0], k[1], lines);
+    }
+    function onChange(ev) {
+      if (applyNearest(selA.value, selM.value, ev && ev.target === selA)) updateUrl(selA.value, selM.value);
     }
     selA.addEventListener("change", onChange);
     selM.addEventListener("change", onChange);
@@ -395,7 +437,7 @@
     m = m || V.reference.model;
     selA.value = a;
     selM.value = m;
-    if (!apply(a, m, extra)) {
+    if (!applyNearest(a, m, !!params.get("accelerator") && !params.get("model"), extra)) {
       var lines = status ? Array.prototype.map.call(status.childNodes, function (p) { return { cls: p.className, text: p.textContent }; }) : [];
       apply(V.reference.accelerator, V.reference.model, lines);
       current = null;
