@@ -17,6 +17,7 @@ import pytest
 import mlsysim
 import mlsysim.physics as physics
 from bookbuild.book import typography as T
+from bookbuild.book.provenance import _function_info
 from bookbuild.book.translation import load_glossary
 from mlsysim.physics.equations import Equation, equation
 
@@ -115,3 +116,19 @@ def test_the_decorator_returns_the_function_itself_with_a_frozen_record():
     fn = mlsysim.decode_time_per_token
     assert pickle.loads(pickle.dumps(fn)) is fn
     assert list(inspect.signature(fn).parameters) == ["params", "bytes_per_param", "bandwidth"]
+
+
+def test_provenance_reads_the_declaration_not_the_docstring():
+    info = _function_info(mlsysim.decode_time_per_token)
+    assert info == {"name": "decode_time_per_token", "equation": "t_decode ≥ N b / β",
+                    "title_en": "decode floor per token", "title_zh": "每词元解码时间下限", "unit": "s",
+                    "ref": "eq-appdx-shuttle-floor", "doc": ""}
+    # a docstring that reads like an equation is not one: only the record counts
+    def looks_like_one(x):
+        """y = x² (eq-appdx-prefill-time)."""
+    looks_like_one.__module__ = "mlsysim.physics.fake"
+    got = _function_info(looks_like_one)
+    assert got["equation"] == "" and got["ref"] == "" and got["doc"] == "y = x² (eq-appdx-prefill-time)."
+    # the sentence that used to pass for an equation (kv_bytes_per_token's first line) no longer does
+    info = _function_info(mlsysim.kv_bytes_per_token)
+    assert info["equation"] == "m_token = 2 · L · H_kv · d_head · b_kv" and info["ref"] == "eq-appdx-kv-cache-token-size"
