@@ -132,3 +132,17 @@ def test_provenance_reads_the_declaration_not_the_docstring():
     # the sentence that used to pass for an equation (kv_bytes_per_token's first line) no longer does
     info = _function_info(mlsysim.kv_bytes_per_token)
     assert info["equation"] == "m_token = 2 · L · H_kv · d_head · b_kv" and info["ref"] == "eq-appdx-kv-cache-token-size"
+
+
+def test_calibrate_prints_each_floor_s_declared_equation():
+    r = subprocess.run([sys.executable, "-m", "mlsysim", "calibrate", "-a", "H100"], capture_output=True, text=True,
+                       cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    legend = r.stdout.split("\n\n", 1)[1]
+    # eq-appdx-tp-decode-floor and eq-appdx-prefill-long at n π, as the appendix writes them
+    assert "ITL floor: t_decode ≥ max((N b + m S̄) / (n β)" in legend and "(tp_decode_floor)" in legend
+    assert "TTFT floor: T_prefill ≥ max((2N S_in + 2 L d S_in²) / (n π)" in legend
+    assert "throughput ceiling: X ≤ B S_out / T(B)" in legend
+    r = subprocess.run([sys.executable, "-m", "mlsysim", "calibrate", "-a", "H100", "--lang", "zh"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert "词元间延迟下限：t_decode ≥ max(" in r.stdout and "输出吞吐量上限：X ≤ B S_out / T(B)" in r.stdout
