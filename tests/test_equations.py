@@ -132,6 +132,10 @@ def test_provenance_reads_the_declaration_not_the_docstring():
     # the sentence that used to pass for an equation (kv_bytes_per_token's first line) no longer does
     info = _function_info(mlsysim.kv_bytes_per_token)
     assert info["equation"] == "m_token = 2 · L · H_kv · d_head · b_kv" and info["ref"] == "eq-appdx-kv-cache-token-size"
+    # the label is the ref, not prose; the rest of the first line is the doc
+    info = _function_info(mlsysim.sandbox_concurrency)
+    assert info["ref"] == "eq-lec19-sandbox" and info["doc"].startswith("L = λ · t (Little's law): sandboxes running")
+    assert _function_info(mlsysim.duty_cycle)["doc"] == "d = T_model / (T_model + T_tool): the share of a session that generates."
 
 
 def test_calibrate_prints_each_floor_s_declared_equation():

@@ -226,8 +226,8 @@ def _function_info_cached(fn: Any) -> dict[str, str] | None:
     The equation fields come from the record the function declares (its ``equation`` attribute: an
     object with ``formula``, ``name_en``, ``name_zh``, ``unit`` and ``ref``, read duck-typed so the
     engine imports nothing of the package that defines it); a function without one has empty
-    equation fields. ``doc`` is the docstring's first line, empty when it says no more than the
-    declared formula and its label.
+    equation fields. ``doc`` is the docstring's first line without the declared label, empty when
+    it says no more than the declared formula.
     """
     name = getattr(fn, "__name__", "")
     if not name:
@@ -243,11 +243,9 @@ def _function_info_cached(fn: Any) -> dict[str, str] | None:
     equation, ref = field("formula"), field("ref")
     doc = inspect.getdoc(fn) or ""
     first = doc.splitlines()[0].strip() if doc else ""
-    rest = first
-    for said in (equation, f"({ref})" if ref else ""):
-        if said:
-            rest = rest.replace(said, "")
-    if equation and not re.sub(r"[\W_]", "", rest):
+    if ref:  # the declared label is the "ref" field, not prose: " (eq-x)" and "(eq-x, " go
+        first = first.replace(f" ({ref})", "").replace(f"({ref}, ", "(")
+    if equation and not re.sub(r"[\W_]", "", first.replace(equation, "")):
         first = ""
     return {"name": name, "equation": _cut(equation, 120), "title_en": field("name_en"),
             "title_zh": field("name_zh"), "unit": field("unit"), "ref": ref, "doc": _cut(first, 160)}
