@@ -48,6 +48,9 @@ METRICS = {
     "request_latency": ("time", "second", "request latency"),
     "output_throughput": ("rate", "1/second", "output throughput"),
 }
+#: the physics function that gives each metric's floor (ceiling for throughput), with its declared equation
+FLOOR_FUNCTIONS = {"itl": tp_decode_floor, "ttft": tp_prefill_floor, "request_latency": batch_time_floor,
+                   "output_throughput": throughput_ceiling}
 #: the order rows are shown in
 METRIC_ORDER = ("itl", "request_latency", "ttft", "output_throughput")
 LOADS = ("concurrency", "batch", "max_seqs", "unbounded")
@@ -199,14 +202,13 @@ def floors(m: Measurement) -> dict[str, Any]:
                   input_tokens=m.input_tokens, output_tokens=m.output_tokens)
     out = {}
     for metric in m.values:
+        fn = FLOOR_FUNCTIONS[metric]
         if metric == "itl":
-            out[metric] = tp_decode_floor(n_p, b, m_token, bw, peak, m.count, m.input_tokens, m.output_tokens)
+            out[metric] = fn(n_p, b, m_token, bw, peak, m.count, m.input_tokens, m.output_tokens)
         elif metric == "ttft":
-            out[metric] = tp_prefill_floor(n_p, b, mod.layers, mod.hidden_dim, bw, peak, m.count, m.input_tokens)
-        elif metric == "request_latency":
-            out[metric] = batch_time_floor(**common, batch=m.streams)
+            out[metric] = fn(n_p, b, mod.layers, mod.hidden_dim, bw, peak, m.count, m.input_tokens)
         else:
-            out[metric] = throughput_ceiling(**common, batch=m.streams)
+            out[metric] = fn(**common, batch=m.streams)
     return out
 
 
@@ -333,11 +335,15 @@ TABLE_TEXT = {
            "metrics": {"itl": "ITL", "ttft": "TTFT", "request_latency": "request latency",
                        "output_throughput": "throughput"},
            "ceiling": "(ceiling)", "max_load": "max", "percent": "{} %",
+           "legend_floor": "{metric} floor: {formula}  ({function})",
+           "legend_ceiling": "{metric} ceiling: {formula}  ({function})",
            "units": {"ms": "ms", "s": "s", "tok/s": "tok/s"}},
     "zh": {"headers": ["来源", "配置", "模型", "负载", "输入 / 输出", "指标", "实测", "下限", "达到比例"],
            "metrics": {"itl": "词元间延迟", "ttft": "首词元时间", "request_latency": "请求延迟",
                        "output_throughput": "输出吞吐量"},
            "ceiling": "（上限）", "max_load": "满负载", "percent": "{}%",
+           "legend_floor": "{metric}下限：{formula}（{function}）",
+           "legend_ceiling": "{metric}上限：{formula}（{function}）",
            "units": {"ms": "ms", "s": "s", "tok/s": "词元/秒"}},
 }
 
@@ -423,13 +429,33 @@ def table_markdown(measurements=None, lang: str = "en", **kw) -> str:
     return "\n".join(lines)
 
 
+def floor_legend(metrics, lang: str = "en") -> list[str]:
+    """One line per metric: what its floor (or ceiling) is, the declared equation of the physics function
+    that computes it (``FLOOR_FUNCTIONS``) and the function's name."""
+    text = TABLE_TEXT[lang]
+    lines = []
+    for metric in METRIC_ORDER:
+        if metric not in metrics:
+            continue
+        fn = FLOOR_FUNCTIONS[metric]
+        eq = fn.equation
+        what = text["legend_ceiling" if METRICS[metric][0] == "rate" else "legend_floor"]
+        lines.append(what.format(metric=text["metrics"][metric], formula=eq.formula, function=fn.__name__))
+    return lines
+
+
 def table_text(measurements=None, lang: str = "en", **kw) -> str:
-    """The same rows as aligned plain text (``python -m mlsysim calibrate``)."""
-    rows = [TABLE_TEXT[lang]["headers"]] + table_rows(measurements, lang, cite=False, **kw)
+    """The same rows as aligned plain text, then a blank line and the equation of each floor shown
+    (:func:`floor_legend`) (``python -m mlsysim calibrate``)."""
+    body = table_rows(measurements, lang, cite=False, **kw)
+    rows = [TABLE_TEXT[lang]["headers"]] + body
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     right = {4, 6, 7, 8}
-    return "\n".join("  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
-                     .rstrip() for r in rows)
+    table = "\n".join("  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
+                      .rstrip() for r in rows)
+    names = {v: k for k, v in TABLE_TEXT[lang]["metrics"].items()}
+    legend = floor_legend({names[r[5]] for r in body}, lang)
+    return table + ("\n\n" + "\n".join(legend) if legend else "")
 
 
 @dataclass(frozen=True)

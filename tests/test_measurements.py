@@ -309,8 +309,11 @@ def test_cli_prints_the_same_rows_as_the_book_table():
     from mlsysim.measurements import table_rows
     r = subprocess.run([sys.executable, "-m", "mlsysim", "calibrate"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
-    lines = r.stdout.strip().splitlines()
+    table, legend = r.stdout.strip().split("\n\n")
+    lines = table.splitlines()
     book = table_rows(lang="en")
+    # then one line per metric shown: the equation the floor's function declares
+    assert len(legend.splitlines()) == 4 and legend.startswith("ITL floor: ")
     assert len(lines) == 1 + len(book)
     for line, row in zip(lines[1:], book):
         for cell in row[5:]:  # metric, measured, floor, achieved: the numbers the appendix prints

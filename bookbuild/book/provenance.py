@@ -8,7 +8,8 @@ executing anything) and the executed class's attribute values, and explains the 
 - ``expr``: the OUTPUT line's expression as written;
 - ``steps``: the chain of the class's own assignments the value depends on (breadth first from the
   OUTPUT line, at most :data:`MAX_STEPS`), each with its value, unit and the physics function it
-  calls (the equation from the function's docstring);
+  calls (the equation the function declares: its name, formula, unit and the book's
+  equation label);
 - ``inputs``: what the chain bottoms out in: registry values with their published source, labelled
   scenario inputs (``# scenario: ...``), the cell's other typed constants, and references to other
   classes (``ServingRef.pool_gb``), at most :data:`MAX_INPUTS`;
@@ -58,9 +59,6 @@ _MODEL_FIELDS = frozenset({"parameters", "active_parameters", "layers", "hidden_
                            "experts_per_token"})
 #: registry methods, read as the field they compute from
 _METHOD_FIELDS = {"size_in_bytes": "parameters"}
-_RELATION = re.compile(r"[=≥≤≈<>]")
-_MATHY = re.compile(r"[=≥≤≈<>·/×⌊⌈Σ²^√|]|\b[a-zA-Zα-ωΑ-Ω]_")
-_EQ_REF = re.compile(r"\beq-[A-Za-z0-9_-]+")
 
 
 class ProvenanceError(Exception):
@@ -223,51 +221,34 @@ def _src(source: Any, note: str = "") -> dict[str, str]:
 
 @lru_cache(maxsize=512)
 def _function_info_cached(fn: Any) -> dict[str, str] | None:
-    doc = inspect.getdoc(fn) or ""
+    """``{"name", "equation", "title_en", "title_zh", "unit", "ref", "doc"}`` of ``fn``.
+
+    The equation fields come from the record the function declares (its ``equation`` attribute: an
+    object with ``formula``, ``name_en``, ``name_zh``, ``unit`` and ``ref``, read duck-typed so the
+    engine imports nothing of the package that defines it); a function without one has empty
+    equation fields. ``doc`` is the docstring's first line without the declared label, empty when
+    it says no more than the declared formula.
+    """
     name = getattr(fn, "__name__", "")
     if not name:
         return None
-    lines = [ln.strip() for ln in doc.splitlines()]
-    first = lines[0] if lines else ""
-    equation = _equation(first, doc)
-    # the first line without the equation label, and empty when it says no more than the equation
-    text = re.sub(r"\s*\(\s*\)", "", _EQ_REF.sub("", first)).strip()
-    if text.rstrip(".").strip() == equation:
-        text = ""
-    info = {"name": name, "equation": equation, "doc": _cut(text, 160)}
-    m = _EQ_REF.search(doc)
-    if m:
-        info["ref"] = m.group(0)
-    return info
+    record = getattr(fn, "equation", None)
+    if not isinstance(getattr(record, "name_en", None), str):  # not a declared record
+        record = None
 
+    def field(attr: str) -> str:
+        v = getattr(record, attr, None)
+        return v if isinstance(v, str) else ""
 
-def _bare(s: str) -> str:
-    """``s`` without its parenthesised asides (where a docstring's "(1 = multi-query)" lives)."""
-    prev = None
-    while prev != s:
-        prev, s = s, re.sub(r"\([^()]*\)", "", s)
-    return s
-
-
-def _equation(first: str, doc: str) -> str:
-    """The formula a docstring states: its first line's, or an indented line's with a relation."""
-    line = _EQ_REF.sub("", first)
-    line = re.sub(r"\(\s*[,;]?\s*\)", "", line).strip().rstrip(".").strip()
-    line = line.split("; ")[0].strip()
-    head, sep, tail = line.partition(": ")
-    if sep:
-        if _RELATION.search(_bare(head)):
-            return _cut(head.strip(), 120)
-        if _MATHY.search(tail) and not _MATHY.search(_bare(head)):
-            return _cut(tail.strip().rstrip(".").strip(), 120)
-    if _RELATION.search(_bare(line)) and "``" not in line:
-        return _cut(line, 120)
-    for raw in doc.splitlines()[1:]:  # an equation set on its own indented line
-        if raw.startswith((" ", "\t")) and _RELATION.search(raw):
-            return _cut(raw.strip().rstrip(".,"), 120)
-    if _MATHY.search(_bare(line)) and "``" not in line:
-        return _cut(line, 120)
-    return ""
+    equation, ref = field("formula"), field("ref")
+    doc = inspect.getdoc(fn) or ""
+    first = doc.splitlines()[0].strip() if doc else ""
+    if ref:  # the declared label is the "ref" field, not prose: " (eq-x)" and "(eq-x, " go
+        first = first.replace(f" ({ref})", "").replace(f"({ref}, ", "(")
+    if equation and not re.sub(r"[\W_]", "", first.replace(equation, "")):
+        first = ""
+    return {"name": name, "equation": _cut(equation, 120), "title_en": field("name_en"),
+            "title_zh": field("name_zh"), "unit": field("unit"), "ref": ref, "doc": _cut(first, 160)}
 
 
 def _function_info(fn: Any) -> dict[str, str] | None:
@@ -932,7 +913,8 @@ def explain_class(cls: type, source: str, *, first_line: int = 1, file: str = ""
          "steps": [{"name": "ratio", "expr": "t_dec / t_pre", "value": "295.4", "unit": ""},
                    {"name": "t_dec", "expr": "decode_time_per_token(...)...", "value": "0.02107", "unit": "s",
                     "function": {"name": "decode_time_per_token", "equation": "t_decode ≥ N b / β",
-                                 "doc": "<first docstring line>", "ref": "eq-appdx-shuttle-floor"}}, ...],
+                                 "title_en": "decode floor per token", "title_zh": "每词元解码时间下限",
+                                 "unit": "s", "ref": "eq-appdx-shuttle-floor", "doc": ""}}, ...],
          "inputs": [{"name": "accel.memory.bandwidth", "value": "3.35", "unit": "TB/s",
                      "entry": "NVIDIA H100 SXM5 80GB",
                      "source": {"title": "...", "publisher": "...", "url": "...", "note": "..."}},

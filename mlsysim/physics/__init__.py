@@ -1,7 +1,10 @@
-"""The serving physics. Plain functions of pint quantities; each docstring gives the book's equation."""
-from . import agent, decode_loop, kvcache, queueing, roofline, serving_floors
+"""The serving physics. Plain functions of pint quantities; each docstring gives the book's equation,
+and each function's ``equation`` attribute declares it (:mod:`mlsysim.physics.equations`).
+"""
+from . import agent, decode_loop, equations, kvcache, queueing, roofline, serving_floors
 from .agent import *  # noqa: F401,F403
 from .decode_loop import *  # noqa: F401,F403
+from .equations import Equation, equation  # noqa: F401  (not star-exported: a cell's own names stay its own)
 from .kvcache import *  # noqa: F401,F403
 from .queueing import *  # noqa: F401,F403
 from .roofline import *  # noqa: F401,F403

@@ -39,6 +39,7 @@ import math
 
 from ..units import Q_
 from ._check import need, number
+from .equations import equation
 from .roofline import prefill_flops
 
 
@@ -56,6 +57,7 @@ def _lengths(input_tokens, output_tokens):
     return s_in, s_out
 
 
+@equation("S̄ = S_in + S_out/2", name_en="mean decode context", name_zh="解码步骤的平均上下文")
 def mean_decode_context(input_tokens, output_tokens) -> float:
     """S̄ = S_in + S_out/2: the mean context a decode step reads. The first output token comes from
     prefill; decode step k = 1 … S_out − 1 reads S_in + k tokens, whose mean is S_in + S_out/2."""
@@ -63,6 +65,8 @@ def mean_decode_context(input_tokens, output_tokens) -> float:
     return s_in + s_out / 2
 
 
+@equation("t_decode ≥ max((N b + m S̄) / (n β), 2N / (n π))", name_en="decode floor per token on n accelerators",
+          name_zh="n 个加速器上的每词元解码下限", unit="s", ref="eq-appdx-tp-decode-floor")
 def tp_decode_floor(params, bytes_per_param, kv_bytes_per_token, bandwidth, peak, accelerators,
                     input_tokens, output_tokens):
     """Per-token decode floor of one stream on n accelerators (tensor parallel):
@@ -70,8 +74,8 @@ def tp_decode_floor(params, bytes_per_param, kv_bytes_per_token, bandwidth, peak
         t_decode ≥ max( (N b + m S̄) / (n β),  2N / (n π) ),   S̄ = S_in + S_out/2
 
     the weights plus the stream's keys and values at the mean decode context, read once per token
-    from the accelerators' combined bandwidth (eq-appdx-shuttle-floor with the attention state and
-    n β). It holds at any concurrency: more streams in a pass only add bytes and arithmetic.
+    from the accelerators' combined bandwidth (eq-appdx-tp-decode-floor: eq-appdx-shuttle-floor with the
+    attention state and n β). It holds at any concurrency: more streams in a pass only add bytes and arithmetic.
     """
     bw, pk = _rates(bandwidth, peak, accelerators)
     n_p = number(params, "params")
@@ -80,6 +84,8 @@ def tp_decode_floor(params, bytes_per_param, kv_bytes_per_token, bandwidth, peak
     return max((bytes_ / bw).to("second"), (2 * n_p * Q_(1, "flop") / pk).to("second"))
 
 
+@equation("T_prefill ≥ max((2N S_in + 2 L d S_in²) / (n π), N b / (n β))", name_en="time-to-first-token floor",
+          name_zh="首词元时间下限", unit="s", ref="eq-appdx-prefill-long")
 def tp_prefill_floor(params, bytes_per_param, layers, width, bandwidth, peak, accelerators, input_tokens):
     """Time-to-first-token floor of one request on n accelerators:
 
@@ -95,6 +101,7 @@ def tp_prefill_floor(params, bytes_per_param, layers, width, bandwidth, peak, ac
     return max(comp, mem)
 
 
+@equation("F = B (2N S + 2 L d S²), S = S_in + S_out", name_en="operations of a batch", name_zh="一批请求的运算量", unit="flop")
 def batch_flops(params, layers, width, input_tokens, output_tokens, batch=1):
     """F = B (2N (S_in + S_out) + 2 L d (S_in + S_out)²): every token of B requests passes through the
     weights once, and causal attention over the whole sequence costs 2 L d S² (eq-appdx-prefill-long
@@ -103,6 +110,7 @@ def batch_flops(params, layers, width, input_tokens, output_tokens, batch=1):
     return number(batch, "batch") * prefill_flops(params, layers, width, s_in + s_out)
 
 
+@equation("M = S_out N b + B m (S_out − 1) S̄", name_en="bytes a batch reads", name_zh="一批请求读取的字节数", unit="B")
 def batch_bytes(params, bytes_per_param, kv_bytes_per_token, input_tokens, output_tokens, batch=1):
     """M = S_out N b + B m (S_out − 1) S̄: each of the S_out passes (one prefill, S_out − 1 decode steps)
     reads the weights once for the whole batch, and each decode step reads every stream's keys and
@@ -114,6 +122,8 @@ def batch_bytes(params, bytes_per_param, kv_bytes_per_token, input_tokens, outpu
     return (w + kv).to("byte")
 
 
+@equation("T(B) ≥ max(F / (n π), M / (n β))", name_en="floor on the time to serve a batch", name_zh="一批请求服务时间的下限",
+          unit="s", ref="eq-appdx-batch-roofline")
 def batch_time_floor(params, bytes_per_param, kv_bytes_per_token, layers, width, bandwidth, peak, accelerators,
                      input_tokens, output_tokens, batch=1):
     """Floor on the time to serve B requests together, the roofline at the batch's intensity I = F/M:
@@ -129,6 +139,7 @@ def batch_time_floor(params, bytes_per_param, kv_bytes_per_token, layers, width,
     return max((f / pk).to("second"), (m / bw).to("second"))
 
 
+@equation("I(B) = F / M", name_en="arithmetic intensity of a batch", name_zh="一批请求的算术强度", unit="flop/byte")
 def batch_intensity(params, bytes_per_param, kv_bytes_per_token, layers, width, input_tokens, output_tokens,
                     batch=1):
     """I(B) = F / M, in flop/byte: the batch's arithmetic intensity."""
@@ -137,6 +148,8 @@ def batch_intensity(params, bytes_per_param, kv_bytes_per_token, layers, width, 
             ).to("flop/byte")
 
 
+@equation("X ≤ B S_out / T(B)", name_en="output throughput ceiling", name_zh="输出吞吐量上限", unit="1/s",
+          ref="eq-appdx-batch-roofline")
 def throughput_ceiling(params, bytes_per_param, kv_bytes_per_token, layers, width, bandwidth, peak, accelerators,
                        input_tokens, output_tokens, batch=None):
     """Output tokens per second that B streams on n accelerators cannot exceed:
@@ -173,6 +186,8 @@ def _strict_params(params, embedding_params):
     return n, e
 
 
+@equation("t_decode ≥ max(((N − E) b + m (S̄ − 1)) / (n β), 2 (N − E) / (n π))",
+          name_en="strict lower bound on decode time per token", name_zh="每词元解码时间的严格下界", unit="s")
 def strict_decode_floor(params, embedding_params, bytes_per_param, kv_bytes_per_token, bandwidth, peak,
                         accelerators, input_tokens, output_tokens):
     """Strict per-token decode floor of one stream on n accelerators:
@@ -188,6 +203,8 @@ def strict_decode_floor(params, embedding_params, bytes_per_param, kv_bytes_per_
     return max((bytes_ / bw).to("second"), (2 * (n_p - e) * Q_(1, "flop") / pk).to("second"))
 
 
+@equation("F_prefill = 2 (N − 2E) S + 2E + 2 L d S²", name_en="prefill operations, strict count",
+          name_zh="预填充的运算量（严格计数）", unit="flop")
 def strict_prefill_flops(params, embedding_params, layers, width, seq_len):
     """2 (N − 2E) S + 2E + 2 L d S²: the layers for every prompt token, the output projection once."""
     n_p, e = _strict_params(params, embedding_params)
@@ -195,6 +212,8 @@ def strict_prefill_flops(params, embedding_params, layers, width, seq_len):
     return Q_(2 * (n_p - 2 * e) * s + 2 * e + 2 * layers * width * s * s, "flop")
 
 
+@equation("T_prefill ≥ max(F_prefill / (n π), (N − E) b / (n β))", name_en="strict lower bound on time to first token",
+          name_zh="首词元时间的严格下界", unit="s")
 def strict_prefill_floor(params, embedding_params, bytes_per_param, layers, width, bandwidth, peak, accelerators,
                          input_tokens):
     """Strict time-to-first-token floor: max( strict prefill flops / (n π),  (N − E) b / (n β) )."""
@@ -205,6 +224,8 @@ def strict_prefill_floor(params, embedding_params, bytes_per_param, layers, widt
     return max(comp, mem)
 
 
+@equation("F = B (2 (N − 2E) T + 2E S_out + 2 L d T²), T = S_in + S_out − 1",
+          name_en="operations of a batch, strict count", name_zh="一批请求的运算量（严格计数）", unit="flop")
 def strict_batch_flops(params, embedding_params, layers, width, input_tokens, output_tokens, batch=1):
     """B (2 (N − 2E) T + 2E S_out + 2 L d T²), T = S_in + S_out − 1 tokens through the layers per request."""
     n_p, e = _strict_params(params, embedding_params)
@@ -213,6 +234,8 @@ def strict_batch_flops(params, embedding_params, layers, width, input_tokens, ou
     return number(batch, "batch") * Q_(2 * (n_p - 2 * e) * t + 2 * e * s_out + 2 * layers * width * t * t, "flop")
 
 
+@equation("M = S_out (N − E) b + B m (S_out − 1)(S̄ − 1)", name_en="bytes a batch reads, strict count",
+          name_zh="一批请求读取的字节数（严格计数）", unit="B")
 def strict_batch_bytes(params, embedding_params, bytes_per_param, kv_bytes_per_token, input_tokens, output_tokens,
                        batch=1):
     """S_out (N − E) b + B m (S_out − 1)(S̄ − 1): the weights but the embedding table once per pass, and each
@@ -225,6 +248,8 @@ def strict_batch_bytes(params, embedding_params, bytes_per_param, kv_bytes_per_t
     return (w + kv).to("byte")
 
 
+@equation("T(B) ≥ max(F / (n π), M / (n β))", name_en="strict lower bound on the time to serve a batch",
+          name_zh="一批请求服务时间的严格下界", unit="s")
 def strict_batch_time_floor(params, embedding_params, bytes_per_param, kv_bytes_per_token, layers, width, bandwidth,
                             peak, accelerators, input_tokens, output_tokens, batch=1):
     """Strict floor on the time to serve B requests together: max( F / (n π), M / (n β) ), strict F and M."""
@@ -235,6 +260,7 @@ def strict_batch_time_floor(params, embedding_params, bytes_per_param, kv_bytes_
     return max((f / pk).to("second"), (m / bw).to("second"))
 
 
+@equation("X ≤ B S_out / T(B)", name_en="strict output throughput ceiling", name_zh="输出吞吐量的严格上限", unit="1/s")
 def strict_throughput_ceiling(params, embedding_params, bytes_per_param, kv_bytes_per_token, layers, width,
                               bandwidth, peak, accelerators, input_tokens, output_tokens, batch=None):
     """Strict ceiling on output tokens per second: B S_out / strict T(B); ``batch=None`` takes B → ∞."""
@@ -255,6 +281,7 @@ def strict_throughput_ceiling(params, embedding_params, bytes_per_param, kv_byte
     return min(comp, mem)
 
 
+@equation("margin = floor / strict − 1", name_en="margin of a floor over its strict lower bound", name_zh="下限高出严格下界的比例")
 def floor_margin(floor, strict, kind: str = "time") -> float:
     """How far a printed floor sits above its strict bound: floor/strict − 1 for a time, strict/ceiling − 1
     for a throughput ceiling (``kind="rate"``). Never negative for the functions of this module."""
