@@ -80,6 +80,6 @@ def json_memo(kind: str, parts: tuple, compute: Callable[[], Any]) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         pass
-    value = compute()
-    store(path, json.dumps(value, sort_keys=True).encode("utf-8"))
-    return value
+    text = json.dumps(compute(), sort_keys=True)
+    store(path, text.encode("utf-8"))
+    return json.loads(text)   # what a later read gives (keys sorted): a cold and a warm build write the same bytes

@@ -598,3 +598,13 @@ def test_the_results_cache_survives_an_unusable_folder_and_an_unreadable_file(tm
         assert len(diskcache.package_digest()) == 64
     finally:
         diskcache.package_digest.cache_clear()
+
+
+def test_a_cold_and_a_warm_cache_give_the_same_value_in_the_same_order(tmp_path, monkeypatch):
+    # a cold build and a warm one must write the same bytes: the computed value comes back as a read would
+    import json
+    from mlsysim import diskcache
+    monkeypatch.setenv(diskcache.ENV, str(tmp_path / "cache"))
+    cold = diskcache.json_memo("order", ("x",), lambda: {"b": 1, "a": [2, {"d": 3, "c": 4}]})
+    warm = diskcache.json_memo("order", ("x",), lambda: {"never": "computed"})
+    assert json.dumps(cold) == json.dumps(warm) == '{"a": [2, {"c": 4, "d": 3}], "b": 1}'
