@@ -121,6 +121,9 @@ def _cut(s: str, n: int = MAX_TEXT) -> str:
     return s if len(s) <= n else s[: n - 1].rstrip() + "…"
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def _num(x: float) -> str:
     """A compact number: four significant digits, thousands separators, no trailing zeros."""
     try:
@@ -132,8 +135,12 @@ def _num(x: float) -> str:
     if x == 0:
         return "0"
     ax = abs(x)
-    if ax >= 1e15 or ax < 1e-3:
-        return f"{x:.4g}"
+    if ax >= 1e7 or ax < 1e-3:   # 3.35e12 as "3.35 × 10¹²": a reader counts no digits
+        mant, _, exp = f"{x:.4g}".partition("e")
+        if not exp:
+            mant, _, exp = f"{x:.3e}".partition("e")
+            mant = mant.rstrip("0").rstrip(".")
+        return f"{mant} × 10{str(int(exp)).translate(_SUPERSCRIPT)}"
     if x == int(x):
         return f"{int(x):,}"
     r = float(f"{x:.4g}")

@@ -83,6 +83,7 @@
     Object.keys(packed.values).forEach(function (k) {
       var e = packed.values[k], c = {};
       for (var key in e) c[key] = e[key];
+      if (typeof c.function === "string") c.function = packed.functions[c.function] || { name: c.function };
       c.steps = (e.steps || []).map(full);
       c.inputs = (e.inputs || []).map(full);
       out[k] = c;
@@ -169,7 +170,7 @@
 
   var status = null, summary = null, selA = null, selM = null, lastLines = [];
   var refKey = V ? V.reference.accelerator + "|" + V.reference.model : "";
-  var refLabel = V ? labelOf(V.accelerators, V.reference.accelerator) + ", " + labelOf(V.models, V.reference.model) : "";
+  var refLabel = V ? labelOf(V.accelerators, V.reference.accelerator) + L.pair + labelOf(V.models, V.reference.model) : "";
 
   function translateNote(note) {
     if (lang !== "zh" || !note) return note;
@@ -494,10 +495,20 @@
       add(tip, "p", "mt-choice", L.refInputs(refLabel, span.getAttribute("data-ref")));
     }
     if (!e) { add(tip, "p", "mt-none", L.noExpl); return; }
-    if (e.expr) { var f = add(tip, "div", "mt-expr"); add(f, "code", "", e.expr); }
+    /* the formula first (the declared equation of the function that computes it), the code folded away */
+    var fn = e.function || (e.steps || []).map(function (s) { return s.function; }).filter(function (f) { return f && f.equation; })[0];
+    if (fn && fn.equation) {
+      var eqp = add(tip, "p", "mt-formula");
+      var title = lang === "zh" ? fn.title_zh : fn.title_en;
+      if (title) { add(eqp, "span", "mt-fname", title); eqp.appendChild(document.createTextNode(L.colon)); }
+      add(eqp, "span", "mt-eq", fn.equation);
+      if (fn.unit) add(eqp, "span", "mt-unit", " [" + fn.unit + "]");
+    }
+    var fold = add(tip, "details", "mt-fold");
+    add(fold, "summary", "mt-h", L.steps);
+    if (e.expr) { var f = add(fold, "div", "mt-expr"); add(f, "code", "", e.expr); }
     if (e.steps && e.steps.length) {
-      add(tip, "div", "mt-h", L.steps);
-      var ol = add(tip, "ol", "mt-steps");
+      var ol = add(fold, "ol", "mt-steps");
       e.steps.forEach(function (s) {
         var li = add(ol, "li");
         add(li, "code", "", s.name + (s.expr ? " = " + tidy(s.expr) : ""));
@@ -506,13 +517,13 @@
       });
     }
     if (e.inputs && e.inputs.length) {
-      add(tip, "div", "mt-h", L.inputs);
-      var ul = add(tip, "ul", "mt-inputs");
+      add(fold, "div", "mt-h", L.inputs);
+      var ul = add(fold, "ul", "mt-inputs");
       e.inputs.forEach(function (d) {
         var li = add(ul, "li");
         if (d.entry) add(li, "span", "mt-entry", d.entry + " · ");
         add(li, "code", "", d.name);
-        if (d.value != null) { li.appendChild(document.createTextNode(" = ")); add(li, "b", "", valueUnit(d)); }
+        if (d.value != null && !/ items$/.test(String(d.value))) { li.appendChild(document.createTextNode(" = ")); add(li, "b", "", valueUnit(d)); }
         if (d.scenario) add(li, "div", "mt-scn", L.scenario + ": " + d.scenario);
         if (d.note) add(li, "div", "mt-note", d.note);
         fnLine(li, d.function);
