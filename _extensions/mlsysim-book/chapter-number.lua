@@ -1,0 +1,73 @@
+-- A chapter's declared number. A chapter may say how many chapters precede it with Quarto's own
+-- option in its front matter, `number-offset: [18]` (the lecture is the course's Lecture 19): bookbuild
+-- numbers it 19 (bookbuild/numbering.py). A Quarto book instead numbers its chapters by position and
+-- sets number-offset per chapter itself, over the front matter (book-chapters.ts); this filter puts the
+-- declared number back where Quarto's crossref filter and title read it:
+--   HTML (a page per chapter): the section counter the crossref filter numbers sections, figures,
+--     tables and equations from (19.1, ...), the chapter's own entry in the cross-reference index, and
+--     the number in the chapter's title; the sidebar and page navigation are Quarto's own HTML, which
+--     the post-render step corrects (bookbuild/quarto/post_render.py).
+-- It runs before Quarto's own filters (an extension's filters do by default), so before the crossref
+-- filter numbers anything.
+
+local function offset_of(value, where)
+  if value == nil then return nil end
+  if pandoc.utils.type(value) == "List" then
+    if #value ~= 1 then value = nil else value = value[1] end
+  end
+  local n = value ~= nil and tonumber(pandoc.utils.stringify(value)) or nil
+  if n == nil or n < 0 or n ~= math.floor(n) then
+    error("mlsysim-book: " .. where .. ": number-offset must be one whole number of chapters before this one, "
+          .. "such as [18] (the chapter is then 19)")
+  end
+  return math.floor(n)
+end
+
+local function renumber_title(meta, number)
+  if meta.title == nil then return end
+  meta.title = pandoc.utils.type(meta.title) == "Inlines" and pandoc.Inlines(meta.title) or meta.title
+  meta.title = pandoc.walk_inline(pandoc.Span(meta.title), {
+    Span = function(s)
+      if s.classes:includes("chapter-number") then
+        s.content = pandoc.Inlines({ pandoc.Str(tostring(number)) })
+        return s
+      end
+    end
+  }).content
+end
+
+-- the number-offset the chapter's own front matter declares: Quarto takes number-offset as a pandoc
+-- option, so it is not in the document's metadata; the source file is read instead
+local function declared_offset(path)
+  local f = path and io.open(path, "r")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  local fm = text:match("^%-%-%-\r?\n(.-\r?\n)%-%-%-")
+  if not fm or not fm:find("number%-offset") then return nil end
+  return offset_of(pandoc.read("---\n" .. fm .. "---\n", "markdown").meta["number-offset"], path)
+end
+
+local function html_chapter(doc)
+  local offset = declared_offset(quarto.doc.input_file)
+  if offset == nil then return nil end
+  local number = offset + 1
+  local index = _G.crossref and _G.crossref.index
+  if index == nil or index.section == nil then
+    error("mlsysim-book: this Quarto keeps no crossref index where chapter-number.lua expects it; "
+          .. "the chapter's number-offset cannot be applied")
+  end
+  -- Quarto's book put the chapter's position here (its number-offset); the h1 is the page title
+  index.section[1] = number
+  index.sectionOffsets[1] = number
+  index.numberOffset[1] = number
+  renumber_title(doc.meta, number)
+  return doc
+end
+
+function Pandoc(doc)
+  if quarto.doc.is_format("html") then
+    return html_chapter(doc)
+  end
+  return nil
+end
