@@ -7,6 +7,8 @@
 --     tables and equations from (19.1, ...), the chapter's own entry in the cross-reference index, and
 --     the number in the chapter's title; the sidebar and page navigation are Quarto's own HTML, which
 --     the post-render step corrects (bookbuild/quarto/post_render.py).
+--   typst (one document for the whole book; typst numbers the headings, figures and equations): the
+--     heading counter is set to the offset just before the chapter's heading.
 -- It runs before Quarto's own filters (an extension's filters do by default), so before the crossref
 -- filter numbers anything.
 
@@ -65,9 +67,45 @@ local function html_chapter(doc)
   return doc
 end
 
+-- the chapter file a Quarto book marker names (single-file books: typst), or nil
+local function marked_file(el)
+  if el.t ~= "RawBlock" or el.format ~= "html" then return nil end
+  local encoded = el.text:match("^<!%-%- quarto%-file%-metadata: ([^ ]+) %-%->$")
+  if not encoded then return nil end
+  local file = quarto.json.decode(quarto.base64.decode(encoded))
+  return file and file.bookItemType == "chapter" and file.bookItemFile or nil
+end
+
+local function typst_book(doc)
+  local blocks, file, seen = pandoc.Blocks({}), nil, false
+  for _, b in ipairs(doc.blocks) do
+    local marked = marked_file(b)
+    if marked then
+      file, seen = marked, false
+    elseif b.t == "Header" and b.level == 1 and file and not seen then
+      seen = true
+      local dir = quarto.project and quarto.project.directory
+      local offset = declared_offset(dir and pandoc.path.join({ dir, file }) or file)
+      if offset ~= nil then
+        -- typst steps the counter at the heading: the chapter is offset + 1, its sections (offset + 1).1, ...
+        -- The update goes after the page break the book's chapter heading makes (orange-book: to an odd
+        -- page), so a blank page before the chapter keeps the previous chapter's running head; typst
+        -- merges the two breaks, so no page is added.
+        blocks:insert(pandoc.RawBlock("typst", '#pagebreak(to: "odd", weak: true)\n#counter(heading).update('
+                                               .. offset .. ")"))
+      end
+    end
+    blocks:insert(b)
+  end
+  doc.blocks = blocks
+  return doc
+end
+
 function Pandoc(doc)
   if quarto.doc.is_format("html") then
     return html_chapter(doc)
+  elseif quarto.doc.is_format("typst") then
+    return typst_book(doc)
   end
   return nil
 end
