@@ -9,6 +9,7 @@
 --     the post-render step corrects (bookbuild/quarto/post_render.py).
 --   typst (one document for the whole book; typst numbers the headings, figures and equations): the
 --     heading counter is set to the offset just before the chapter's heading.
+--   EPUB (one document, numbered by the crossref filter): its counter, as it reaches the chapter's h1.
 -- It runs before Quarto's own filters (an extension's filters do by default), so before the crossref
 -- filter numbers anything.
 
@@ -101,8 +102,43 @@ local function typst_book(doc)
   return doc
 end
 
+-- EPUB (one document for the whole book, numbered by Quarto's crossref filter as it meets each h1): the
+-- filter's chapter hook (indexNextChapter, called as each h1 is counted) sets the counter to the declared
+-- number when the h1 is the first of a chapter that declares one
+local function epub_book(doc)
+  local offsets, any = {}, false
+  local dir = quarto.project and quarto.project.directory
+  for _, b in ipairs(doc.blocks) do
+    local file = marked_file(b)
+    if file and offsets[file] == nil then
+      offsets[file] = declared_offset(dir and pandoc.path.join({ dir, file }) or file) or false
+      any = any or offsets[file] ~= false
+    end
+  end
+  if not any then return nil end
+  local next_chapter, file_state = _G.indexNextChapter, _G.currentFileMetadataState
+  if type(next_chapter) ~= "function" or type(file_state) ~= "function" or not (_G.crossref and _G.crossref.index) then
+    error("mlsysim-book: this Quarto's crossref filter has no chapter hook where chapter-number.lua expects it; "
+          .. "the chapter's number-offset cannot be applied to the EPUB")
+  end
+  local applied = {}
+  _G.indexNextChapter = function(number, appendix)
+    local state = file_state()
+    local file = state and state.file and state.file.bookItemFile
+    if file and offsets[file] and not applied[file] then
+      applied[file] = true
+      number = offsets[file] + 1
+      _G.crossref.index.section[1] = number
+    end
+    return next_chapter(number, appendix)
+  end
+  return nil
+end
+
 function Pandoc(doc)
-  if quarto.doc.is_format("html") then
+  if quarto.doc.is_format("epub") then
+    return epub_book(doc)
+  elseif quarto.doc.is_format("html") then
     return html_chapter(doc)
   elseif quarto.doc.is_format("typst") then
     return typst_book(doc)
