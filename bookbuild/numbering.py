@@ -6,6 +6,11 @@ A, B, ...; sections A.1, A.1.3 (``.unnumbered`` headings are skipped); tables, f
 per chapter A.1, A.2, ... (only labelled ``#tbl-``/``#fig-``/``{#eq-}`` ones); a label on a chapter's
 own ``#`` heading refers to the chapter (kind ``chapter``: "Chapter 1", "Appendix A").
 
+A chapter may declare its number in its front matter with Quarto's own option, ``number-offset: [18]``
+(the count of chapters before it: the chapter is 19, its sections 19.1, ...); the Quarto render reads the
+same key (the Quarto extension's ``chapter-number.lua`` and the post-render step), since a Quarto book
+otherwise numbers chapters by position. :func:`chapter_offset` reads and checks it.
+
 :func:`number_book` builds the :class:`Index`; it is stored with the executed book
 (``book.json``'s ``xref``) and the renderer only resolves references against it.
 :func:`references` and :func:`citations` read what a chapter's AST refers to.
@@ -75,6 +80,22 @@ def letters(n: int) -> str:
     return s
 
 
+NUMBER_OFFSET = "number-offset"
+
+
+def chapter_offset(front_matter: dict[str, Any], source: str) -> int | None:
+    """The chapter's declared ``number-offset`` (None when it declares none): a whole number >= 0, written
+    ``[18]`` as Quarto writes it, or ``18`` (Quarto coerces a scalar). Anything else is an XrefError."""
+    if NUMBER_OFFSET not in front_matter:
+        return None
+    v = front_matter[NUMBER_OFFSET]
+    v = v[0] if isinstance(v, list) and len(v) == 1 else v
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise XrefError(source, None, f"number-offset must be one whole number of chapters before this one, "
+                                      f"such as [18] (the chapter is then 19), not {front_matter[NUMBER_OFFSET]!r}")
+    return v
+
+
 def labelled_equations(inlines: list) -> list[tuple[int, int, str]]:
     """Positions of labelled display equations in an inline list: (index of Math, index of label, label)."""
     found = []
@@ -131,12 +152,27 @@ class _Numberer:
                 self.item("eq", label)
 
 
-def number_book(chapters: Iterable[tuple[str, bool, dict]]) -> Index:
-    """Number every chapter of the book: ``chapters`` are (source, appendix, pandoc AST) in book order.
-    A label defined twice is an :class:`~bookbuild.errors.XrefError` naming the chapters."""
+def _declared_number(source: str, appendix: bool, numbered: bool, offset: int | None, position: int) -> str:
+    """The chapter's number: its position, or ``offset + 1`` when it declares ``number-offset``."""
+    if offset is None:
+        return letters(position) if appendix else str(position)
+    if appendix:
+        raise XrefError(source, None, "number-offset applies to chapters, not appendices (they are lettered by position)")
+    if not numbered:
+        raise XrefError(source, None, "number-offset on an unnumbered chapter: remove it or the heading's .unnumbered")
+    return str(offset + 1)
+
+
+def number_book(chapters: Iterable[tuple[str, bool, dict]], offsets: dict[str, int] | None = None) -> Index:
+    """Number every chapter of the book: ``chapters`` are (source, appendix, pandoc AST) in book order;
+    ``offsets`` the ``number-offset`` a chapter declares, by source (:func:`chapter_offset`).
+    A label defined twice, or two chapters with one number, is an :class:`~bookbuild.errors.XrefError`
+    naming the chapters."""
+    offsets = offsets or {}
     targets: dict[str, Target] = {}
     numbered: list[ChapterNumbers] = []
     count = {False: 0, True: 0}
+    holder: dict[str, str] = {}
 
     def add(t: Target) -> None:
         if t.label in targets:
@@ -151,9 +187,15 @@ def number_book(chapters: Iterable[tuple[str, bool, dict]]) -> Index:
         if first is None or first["c"][0] != 1:
             raise XrefError(source, None, "a chapter must start with a level-1 heading (# Title)")
         ch = ChapterNumbers(source, appendix, title=A.stringify(first["c"][2]).strip(), label=first["c"][1][0])
-        if "unnumbered" not in first["c"][1][1]:
+        is_numbered = "unnumbered" not in first["c"][1][1]
+        if is_numbered:
             count[appendix] += 1
-            ch.number = letters(count[appendix]) if appendix else str(count[appendix])
+        if is_numbered or source in offsets:
+            ch.number = _declared_number(source, appendix, is_numbered, offsets.get(source), count[appendix])
+            if ch.number in holder:
+                raise XrefError(source, None, f"chapter number {ch.number} is also {holder[ch.number]}'s; "
+                                              "give one of them another number-offset")
+            holder[ch.number] = source
         if ch.label:
             add(Target(ch.label, "chapter", ch.number, source, ch.title, appendix))
         n = _Numberer(ch, add)

@@ -80,7 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--accelerator", "-a", default=None, help="only measurements on this accelerator")
     c.add_argument("--model", "-m", default=None, help="only measurements of this model")
     c.add_argument("--lang", choices=("en", "zh"), default="en", help="column headers and metric names")
-    c.add_argument("--json", action="store_true", help="a JSON list, one object per measured value, SI units")
+    c.add_argument("--json", action="store_true",
+                   help="a JSON list, one object per measured value: as published (the source's digits) and in SI "
+                        "units, its floor, the strict bound under it, whether the floor is that bound, the margin")
     return p
 
 
@@ -217,8 +219,9 @@ def _cmd_calibrate(a, out) -> None:
                          "pipeline_parallel": m.pipeline_parallel, "load": m.load, "streams": m.streams,
                          "input_tokens": m.input_tokens, "output_tokens": m.output_tokens,
                          "software": m.software, "software_version": m.software_version, "metric": c.metric,
-                         "unit": meas.METRICS[c.metric][1], "measured": c.measured, "floor": c.floor,
-                         "achieved": c.achieved})
+                         "unit": meas.METRICS[c.metric][1], "published": c.published, "measured": c.measured,
+                         "floor": c.floor, "strict_bound": None if math.isnan(c.strict) else c.strict,
+                         "floor_is_strict": c.bound == c.floor, "margin": c.margin, "achieved": c.achieved})
         json.dump(rows, out, indent=2, sort_keys=True)
         out.write("\n")
         return

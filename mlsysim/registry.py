@@ -50,6 +50,9 @@ class Source:
     publisher: str
     url: str
     accessed: str
+    #: the edition read: a pinned commit, a release or container tag, or the date a page that changes without
+    #: a version number was served (references.bib prints the same for a source the book cites)
+    edition: str = ""
     note: str = ""
     cite: str = ""  # the references.bib key when the book cites this source (measurements.toml's sources)
 
@@ -205,7 +208,11 @@ _MODEL_INTS = ("layers", "hidden_dim", "ffn_dim", "heads", "kv_heads", "head_dim
 
 SCHEMAS: dict[str, dict[str, tuple]] = {
     "source": {"title": ("text", True), "publisher": ("text", True), "url": ("text", True),
-               "accessed": ("text", True), "note": ("text", False), "cite": ("text", False)},
+               "accessed": ("text", True),
+               "edition": ("text", True, "missing field; name the edition read: a commit, a release, or the date "
+                                         "the page was served"),
+               "note": ("text", False),
+               "cite": ("text", False)},
     "sourced": {"value": ("quantity", True), "source": ("text", True), "note": ("text", False)},
     "accelerator": {"display_name": ("text", True), "vendor": ("text", True), "variant": ("text", True),
                     "host_link": ("text", False), "memory": ("table", True), "compute": ("table", True),

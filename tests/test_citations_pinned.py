@@ -2,8 +2,8 @@
 reference list prints it.
 
 A benchmark page replaced with every release, a vendor product page, a model card or an arXiv listing
-that gains versions is a changing page. mlsysim/data/sources.toml names the edition in each note
-("Edition: ..."); references.bib names it in a field the reference list prints (``edition``), or in a
+that gains versions is a changing page. mlsysim/data/sources.toml names the edition of each source in its
+``edition`` field (required); references.bib names it in a field the reference list prints (``edition``), or in a
 versioned identifier (arXiv ``...vN``). URLs are ``url`` fields, never ``howpublished`` (which the
 reference list capitalises as a sentence: "Https://").
 """
@@ -63,9 +63,33 @@ def test_the_pinned_editions_are_the_registry_s():
 
 
 def test_every_registry_source_names_its_edition():
-    sources = tomllib.loads((ROOT / "mlsysim" / "data" / "sources.toml").read_text(encoding="utf-8"))
-    missing = [k for k, s in sources.items() if "Edition:" not in s.get("note", "")]
+    from mlsysim.registry import REGISTRY
+    assert len(REGISTRY.sources) == 32
+    missing = [k for k, s in REGISTRY.sources.items() if not s.edition.strip()]
     assert not missing, missing
+    assert REGISTRY.sources["nvidia-trtllm-perf-overview"].edition.startswith(
+        "Release 1.0, the file at commit 00f37686aa854010d68bcbd0f4ab000221541ca6")
+    assert not [k for k, s in REGISTRY.sources.items() if "Edition:" in s.note]   # in its field, not the note
+
+
+#: what pins an edition: a commit, a container tag, a release, a date
+PINS = re.compile(r"\b[0-9a-f]{40}\b|rocm[\w.]+_\d{8}|NIM \d+\.\d+\.\d+|\d{4}-\d{2}-\d{2}|\d{1,2} [A-Z][a-z]+ \d{4}")
+
+
+def test_a_cited_source_s_edition_is_the_one_the_reference_list_prints():
+    """Each pin of a registry source's edition (its first clause: later clauses may name other editions)
+    is in the edition its bibliography entry prints."""
+    from mlsysim.registry import REGISTRY
+    cited = {k: s for k, s in REGISTRY.sources.items() if s.cite}
+    assert sorted(s.cite for s in cited.values()) == ["amd2025rocmperf", "nvidia2025nimbench",
+                                                       "nvidia2025trtllmperf", "oracle2024mi300x"]
+    for key, s in cited.items():
+        pins = PINS.findall(s.edition.split(";")[0])
+        assert pins, key
+        printed = BIB[s.cite]["edition"].replace("\\_", "_")
+        assert [p for p in pins if p not in printed] == [], (key, pins, printed)
+    assert PINS.findall(REGISTRY.sources["amd-rocm-performance-results"].edition.split(";")[0]) == [
+        "rocm6.4.1_vllm_0.10.1_20250909", "9 September 2025", "2026-11-30"]
 
 
 def _citeproc(md: str, lang: str) -> str:

@@ -131,6 +131,12 @@ BROKEN = [
     ("models.toml", "layers = 80", "layers = true", "[Llama3_70B] layers", "expected a positive integer, got true"),
     ("sources.toml", 'accessed = "2026-11-29"', "accessed = 2026-11-29", "[nvidia-h100-datasheet] accessed",
      "expected text in quotes, got 2026-11-29, a TOML date"),
+    # a source that names no edition (the page changes: which one was read?)
+    ("sources.toml", 'edition = "The page as served on 2026-11-29', '# edition = "The page as served on 2026-11-29',
+     "[nvidia-h100-datasheet] edition", "missing field; name the edition read: a commit, a release, or the date"),
+    ("sources.toml", 'edition = "The page as served on 2026-11-29 (it is revised without a version number; the values '
+     'read are recorded with each registry entry, and disagreements between stored versions under `conflicts`)."',
+     'edition = "  "', "[nvidia-h100-datasheet] edition", "expected text in quotes, got '  '"),
     # names a cell or the CLI could not use
     ("accelerators.toml", "[TPUv5p]", "[TPU-v5p]", "[TPU-v5p]", "'TPU-v5p' is not a Python identifier"),
     ("models.toml", "[Llama3_8B]", "[lambda]", "[lambda]", "'lambda' is a Python keyword"),

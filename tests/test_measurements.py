@@ -325,6 +325,35 @@ def test_cli_prints_the_same_rows_as_the_book_table():
     assert rows and all(x["accelerator"] == "MI300X" and 0 < x["achieved"] < 1 for x in rows)
 
 
+def test_cli_json_gives_each_value_as_published_with_its_strict_bound_and_margin():
+    import json
+    import tomllib
+    r = subprocess.run([sys.executable, "-m", "mlsysim", "calibrate", "--json"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    table = tomllib.loads((ROOT / "mlsysim/data/measurements.toml").read_text(encoding="utf-8"))
+    assert len(rows) == sum(1 for e in table.values() for m in ("itl", "ttft", "request_latency", "output_throughput")
+                            if m in e)
+    for x in rows:
+        # as the source printed it: the string of measurements.toml, its own digits
+        assert x["published"] == table[x["entry"]][x["metric"]], x
+        # the appendix's floor sits above the strict bound (it counts the embedding and output projection at
+        # every position and the rounded-up parameter count), so it is not the strict bound, by its margin
+        assert x["floor_is_strict"] is False and x["strict_bound"] is not None
+        if x["unit"] == "second":
+            assert x["strict_bound"] < x["floor"] <= x["measured"]
+            assert abs(x["margin"] - (x["floor"] / x["strict_bound"] - 1)) < 1e-12
+        else:
+            assert x["measured"] <= x["floor"] < x["strict_bound"]
+            assert abs(x["margin"] - (x["strict_bound"] / x["floor"] - 1)) < 1e-12
+        assert 0 < x["margin"] < 0.05, x   # "a few percent" (the module's docstring)
+    by = {(x["entry"], x["metric"]): x for x in rows}
+    # two values whose published digits a rounding to three significant figures would change
+    assert by[("nim-llama33-70b-h100x2-5000-500-c1", "itl")]["published"] == "18.58 ms"
+    assert by[("nim-llama33-70b-h100x2-5000-500-c250", "ttft")]["published"] == "88605.32 ms"
+    assert by[("nim-llama33-70b-h100x2-5000-500-c1", "itl")]["measured"] == 0.01858
+
+
 def test_cli_bad_input_is_one_line():
     r = subprocess.run([sys.executable, "-m", "mlsysim", "calibrate", "-a", "Z80"], capture_output=True, text=True,
                        cwd=ROOT)

@@ -6,7 +6,7 @@ import json
 
 from ..errors import XrefError
 from ..cache import sha256_bytes
-from ..numbering import Index, number_book
+from ..numbering import Index, chapter_offset, number_book
 from ..source import locate
 from .state import Build
 
@@ -31,10 +31,15 @@ def manifest(build: Build, profile: str) -> dict:
 
 
 def _located(build: Build, profile: str, e: XrefError) -> XrefError:
-    """The duplicate label's second definition, as file and line of its source."""
-    label = e.message.split()[1]
+    """The duplicate label's second definition, or the number-offset line, as file and line of its source."""
     ec = next((c for c in build.executed[profile] if c.source.as_posix() == e.path), None)
-    line = locate(ec.markdown, "#" + label) if ec is not None else None
+    if ec is None:
+        return e
+    if e.message.startswith("label "):
+        line = locate(ec.markdown, "#" + e.message.split()[1])
+    else:
+        line = next((i for i, ln in enumerate(ec.markdown.split("\n"), start=1)
+                     if ln.startswith("number-offset:")), None)
     if line is None:
         return e
     o = ec.origin(line)
@@ -44,7 +49,8 @@ def _located(build: Build, profile: str, e: XrefError) -> XrefError:
 def index_key(build: Build, book) -> str:
     parts = [b"index", build.environment.encode(), book.profile.encode()]
     for ref, ec in zip(book.chapters, build.executed[book.profile]):
-        parts += [ec.source.as_posix().encode(), str(ref.appendix).encode(), ec.markdown.encode("utf-8")]
+        parts += [ec.source.as_posix().encode(), str(ref.appendix).encode(), ec.markdown.encode("utf-8"),
+                  repr(ec.front_matter.get("number-offset")).encode()]
     return sha256_bytes(*parts)
 
 
@@ -57,7 +63,9 @@ def index_of(build: Build, book) -> Index:
     chapters = [(ec.source.as_posix(), ref.appendix, build.ast(book.profile, ec.source.as_posix()))
                 for ref, ec in zip(book.chapters, build.executed[book.profile])]
     try:
-        index = number_book(chapters)
+        offsets = {ec.source.as_posix(): o for ec in build.executed[book.profile]
+                   if (o := chapter_offset(ec.front_matter, ec.source.as_posix())) is not None}
+        index = number_book(chapters, offsets)
     except XrefError as e:
         raise _located(build, book.profile, e) from None
     if key:

@@ -8,12 +8,16 @@
    ``data-theme`` the figures read, search from ``file:``, the choice placed under the title) and the
    language switch to the same chapter of the other books.
 
-Quarto's pages are edited as text at two places only (the end of ``<head>`` and of ``<body>``), so nothing
-Quarto wrote is rewritten.
+Quarto's pages are edited as text at two places (the end of ``<head>`` and of ``<body>``), and one thing
+Quarto wrote is rewritten: a chapter's number in the links to it (sidebar, breadcrumbs, page navigation and
+the search index's crumbs), which Quarto's book takes from the chapter's position; the build's index has the
+number the chapter declares (``number-offset``, bookbuild/numbering.py), which the extension's
+``chapter-number.lua`` already gave the page's own title, sections, figures, tables and equations.
 """
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import shutil
@@ -102,10 +106,38 @@ def rendered_pages(root: Path, out_dir: Path, output_files: str | None) -> set[P
     return {f for f in files if f.suffix == ".html" and out_dir in f.parents}
 
 
+LINK_NUMBER = re.compile(r'(<a\s[^>]*?href="([^"#]+)(?:#[^"]*)?"[^>]*>(?:(?!</a>).)*?<span class="chapter-number">)'
+                         r'([^<]*)(</span>)', re.S)
+CRUMB_NUMBER = re.compile(r"(<span class=['\"]chapter-number['\"]>)([^<]*)(</span>)")
+
+
+def renumber_links(text: str, page: str, numbers: dict[str, str]) -> str:
+    """``text`` (the page ``page``) with each link to a chapter page in ``numbers`` (page -> the chapter's
+    number) showing that number."""
+    base = PurePosixPath(page).parent
+
+    def one(m: re.Match) -> str:
+        target = os.path.normpath((base / m.group(2)).as_posix()).replace(os.sep, "/")
+        return m.group(1) + html.escape(numbers[target]) + m.group(4) if target in numbers else m.group(0)
+    return LINK_NUMBER.sub(one, text)
+
+
+def renumber_search(data: str, numbers: dict[str, str]) -> str:
+    """Quarto's search.json with each chapter's crumbs showing its number (entries name their page)."""
+    entries = json.loads(data)
+    for e in entries if isinstance(entries, list) else []:
+        page = str(e.get("href", "")).split("#")[0].removeprefix("./")
+        if page in numbers and isinstance(e.get("crumbs"), list):
+            e["crumbs"] = [CRUMB_NUMBER.sub(lambda m: m.group(1) + numbers[page] + m.group(3), c)
+                           if isinstance(c, str) else c for c in e["crumbs"]]
+    return json.dumps(entries, ensure_ascii=False)
+
+
 def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
-          rendered: set[Path] | None = None) -> list[Path]:
+          rendered: set[Path] | None = None, numbers: dict[str, str] | None = None) -> list[Path]:
     """Write the additions into the pages of Quarto's book at ``out_dir`` (those in ``rendered``, the HTML
-    pages this render wrote; all when ``None``); returns the pages changed. Every page is checked first
+    pages this render wrote; all when ``None``; ``numbers``: each chapter's number by Quarto's page, for the
+    links to it and the search index's crumbs); returns the pages changed. Every page is checked first
     (it exists and holds what the layer needs), so a refused book is left as Quarto wrote it."""
     pages = []
     for source in chapters:
@@ -122,7 +154,10 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
         pages.append((source, f, add, text))
     if not pages:
         return []
+    numbers = numbers or {}
     search = out_dir / "search.json"
+    if search.is_file() and numbers:
+        search.write_text(renumber_search(search.read_text(encoding="utf-8"), numbers), encoding="utf-8")
     if search.is_file():   # Quarto's own index, for the bridge to answer its fetch from file: pages
         (out_dir / SEARCH_DATA).parent.mkdir(parents=True, exist_ok=True)
         (out_dir / SEARCH_DATA).write_text("window.MLSYSIM_QUARTO_SEARCH = " + search.read_text(encoding="utf-8")
@@ -139,7 +174,7 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
         head = "".join(f'<link rel="stylesheet" href="{html.escape(relpath(s, page))}">'
                        for s in [BRIDGE_CSS] + add.styles)
         head += script_tags(([(SEARCH_DATA, True)] if search.is_file() else []) + [(BRIDGE_JS, False)], page)
-        f.write_text(page_text(text, head, body), encoding="utf-8")
+        f.write_text(page_text(renumber_links(text, page, numbers), head, body), encoding="utf-8")
     return [f for _, f, _, _ in pages]
 
 
@@ -153,8 +188,9 @@ def run(root: Path, active_profile: str, output_dir: str, output_files: str | No
         return []   # no HTML this time (typst, epub): nothing of the layer to add
     settings = Settings.make(root, data_env=DATA_ENV, quiet=True)
     b = passes.run(settings, [profile], passes.COMMANDS["check"])
+    numbers = {quarto_page(c.source): c.number for c in b.index[profile].chapters if c.number is not None}
     return apply(out_dir, b.additions[profile], [ch.path.as_posix() for ch in b.books[0].chapters],
-                 other_books(root, profile), rendered)
+                 other_books(root, profile), rendered, numbers)
 
 
 def main(argv: list[str]) -> int:
