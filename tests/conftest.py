@@ -93,3 +93,14 @@ def render_copy(dest: Path, *args: str) -> Path:
 def rendered_book(tmp_path_factory) -> Path:
     """The whole book (both languages, HTML and PDF) rendered once per test session, for the browser tests."""
     return render_copy(tmp_path_factory.mktemp("rendered-book") / "src")
+
+
+#: fixtures that build or open the whole book: a test using one (directly or through another fixture) is in
+#: the ``book`` tier; the fast tier is ``pytest -m "not book"``
+BOOK_FIXTURES = frozenset({"rendered_book", "executed_appendix", "browser"})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if BOOK_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.book)
