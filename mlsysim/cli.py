@@ -1,7 +1,11 @@
 """``python -m mlsysim``: list the registry, show an entry, or print the appendix's reference values.
 
-Bad input (unknown name, a precision the accelerator lacks, a number outside an option's range) prints
-one line on stderr naming the option or what is available, and exits with status 2.
+``reference`` takes the same free values as the HTML book's live mode (``--bandwidth`` in TB/s,
+``--peak`` in Tflop/s at the weight precision, ``--capacity`` in the vendor's GB, ``--kv-precision``,
+``--context``, ``--batch``), validated by :mod:`mlsysim.scenario` as the page validates them, so any
+live page can be reproduced here. Bad input (unknown name, a precision the accelerator lacks, a number
+outside an option's range) prints one line on stderr naming the option or what is available, and exits
+with status 2.
 """
 from __future__ import annotations
 
@@ -13,9 +17,9 @@ import sys
 
 from .errors import MlsysimError
 from .fmt import FormatPrecisionError, fmt
-from .reference import DEFAULT_CONTEXT, reference_values
+from .reference import reference_values
 from .registry import Accelerator, Hardware, Model, Models, Node, Systems
-from .scenario import REFERENCE
+from .scenario import FREE, REFERENCE, InputError, scenario
 from .units import PRECISION_BYTES
 
 
@@ -71,9 +75,16 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--model", "-m", default=REFERENCE["model"])
     r.add_argument("--node", "-n", default=None, help="default: the registry node built from the accelerator")
     r.add_argument("--weight-precision", "-p", type=_precision, default=REFERENCE["precision"])
-    r.add_argument("--kv-bytes", type=_kv_bytes, default=2.0,
-                   help=f"bytes per stored key/value element, above 0 and at most {KV_BYTES_MAX:g}")
-    r.add_argument("--context", type=_context, default=DEFAULT_CONTEXT,
+    r.add_argument("--kv-bytes", type=_kv_bytes, default=None,
+                   help=f"bytes per stored key/value element, above 0 and at most {KV_BYTES_MAX:g} "
+                        "(default: --kv-precision's)")
+    r.add_argument("--kv-precision", default=None, help="precision of stored keys and values (default: bf16)")
+    r.add_argument("--bandwidth", default=None, help="the accelerator's memory bandwidth, TB/s (or '6 TB/s')")
+    r.add_argument("--peak", default=None, help="the accelerator's dense peak at the weight precision, Tflop/s")
+    r.add_argument("--capacity", default=None,
+                   help="memory per accelerator in the vendor's GB (80 on an H100 is its 80 GiB)")
+    r.add_argument("--batch", default=None, help="streams in one batched decode step (default: 64)")
+    r.add_argument("--context", type=_context, default=None,
                    help="tokens of context per trajectory, from 1 to the model's context window")
     r.add_argument("--json", action="store_true", help="one JSON object in SI base units")
     c = sub.add_parser("calibrate", help="published measurements against the floors under them (the appendix's table)")
@@ -163,15 +174,27 @@ def _show(x: float, decimals: int = 0) -> str:
     return f"{x:.3g}"
 
 
+def _scenario(a):
+    """The scenario of the options, validated as the live page validates its inputs (messages name the option)."""
+    free = {k: getattr(a, k) for k in ("bandwidth", "peak", "capacity", "kv_precision", "context", "batch")
+            if getattr(a, k) is not None}
+    try:
+        return scenario(a.accelerator, a.model, a.weight_precision, **free)
+    except InputError as exc:
+        key, _, rest = str(exc).partition(": ")
+        raise _BadInput(f"--{key.replace('_', '-')}: {rest}" if key in FREE else str(exc)) from None
+
+
 def _cmd_reference(a, out) -> None:
     try:
-        accel = Hardware.Cloud.get(a.accelerator)
-        model = Models.Language.get(a.model)
+        sc = _scenario(a)
+        accel, model = sc.accelerator, sc.model
         node = Systems.Nodes.get(a.node) if a.node else None
     except MlsysimError as exc:
         raise _BadInput(str(exc)) from None
-    v = reference_values(accel, model, node, weight_precision=a.weight_precision, kv_bytes=a.kv_bytes,
-                         context=a.context)
+    kv_bytes = a.kv_bytes if a.kv_bytes is not None else sc.kv_bytes.to("byte").magnitude
+    v = reference_values(accel, model, node, weight_precision=a.weight_precision, kv_bytes=kv_bytes,
+                         context=sc.context, batch=sc.batch)
     if a.json:
         json.dump(dataclasses.asdict(v), out, indent=2, sort_keys=True)
         out.write("\n")
@@ -179,6 +202,8 @@ def _cmd_reference(a, out) -> None:
     rows = [
         ("Accelerator / model / node", f"{accel.display_name} / {model.display_name} / {v.node or 'n/a'}"),
         ("Weight precision", v.weight_precision),
+        ("Memory bandwidth / peak rate", f"{_show(v.bandwidth_bytes_per_s / 1e12, 2)} TB/s / "
+                                         f"{_show(v.peak_flop_per_s / 1e12, 1)} Tflop/s"),
         ("Ridge point", f"{_show(v.ridge_flop_per_byte)} FLOP/byte"),
         ("Decode floor per output token", f"{_show(v.decode_floor_s * 1e3, 2)} ms"),
         ("Prefill time per prompt token", f"{_show(v.prefill_per_token_s * 1e6, 2)} µs"),
@@ -190,6 +215,7 @@ def _cmd_reference(a, out) -> None:
         ("Attention-state pool per node",
          "n/a" if v.node_kv_pool_bytes is None else f"{_show(v.node_kv_pool_bytes / 1e9, 1) if v.node_kv_pool_bytes else '0'} GB"),
         ("Resident trajectories per node", "n/a" if v.resident_trajectories is None else f"{v.resident_trajectories:,}"),
+        (f"Batched decode step at {v.batch:,} streams", f"{_show(v.batched_step_s * 1e3, 2)} ms"),
     ]
     width = max(len(k) for k, _ in rows)
     for k, val in rows:
