@@ -80,8 +80,9 @@ class Free:
             return sc_accel.memory.bandwidth.to(self.unit).magnitude
         if self.key == "peak":
             return sc_accel.compute.peak(precision).to(self.unit).magnitude
-        if self.key == "capacity":
-            return sc_accel.memory.capacity.to(self.unit).magnitude
+        if self.key == "capacity":   # as the vendor labels it: 80 GiB is "80 GB" (see _capacity)
+            q = sc_accel.memory.capacity
+            return q.magnitude if str(q.units) in ("gibibyte", "gigabyte") else q.to("GB").magnitude
         table = INPUTS if self.chapter == "appendix" else LECTURE
         v = table[self.key.removeprefix("lecture_")]
         return Q_(v).to(self.unit).magnitude if self.kind == "quantity" else v
@@ -102,7 +103,7 @@ FREE: Mapping[str, Free] = MappingProxyType({f.key: f for f in (
        "Key/value precision", "键值精度"),
     _f("context", "tokens", "the context length of a long agent trajectory", "tokens", "appendix",
        "Context length", "上下文长度"),
-    _f("batch", "streams", "the streams decoding on one server", "count", "appendix", "Batch (streams)", "批大小（流）"),
+    _f("batch", "streams", "the streams decoding on one server", "count", "appendix", "Batch", "批大小"),
     _f("lecture_kv_heads", "heads", "the lecture model's key-value heads", "count", "lecture",
        "Key-value heads", "键值头数"),
     _f("lecture_context", "tokens", "the standing session's context length", "tokens", "lecture",

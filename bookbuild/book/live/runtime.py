@@ -183,3 +183,32 @@ def _split_last(cell: dict):
     tree = ast.parse(_source(cell))
     last = ast.Expression(tree.body.pop().value) if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     return tree, last
+
+
+def free_inputs(chapter: str, choice: dict[str, Any], precision: str) -> list[dict[str, Any]]:
+    """The free inputs a chapter's page offers (``mlsysim.scenario.FREE`` of that chapter), each with its
+    reference value for the registry part of ``choice`` (the chosen accelerator's own bandwidth, say)."""
+    import mlsysim.scenario as S
+    from mlsysim.units import PRECISION_BYTES
+    sc = S.scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision") or precision)
+    out = []
+    for f in S.FREE.values():
+        if f.chapter != chapter:
+            continue
+        ref = f.reference(sc.accelerator, sc.weight_precision)
+        out.append({"key": f.key, "unit": f.unit, "label": dict(f.label), "kind": f.kind, "what": f.what,
+                    "reference": ref if isinstance(ref, str) else float(ref),
+                    "options": list(PRECISION_BYTES) if f.kind == "precision" else None})
+    return out
+
+
+def check_inputs(choice: dict[str, Any], precision: str) -> str:
+    """The one-line message of the first invalid input of ``choice`` (``mlsysim.scenario`` validates), or ""."""
+    import mlsysim.scenario as S
+    from mlsysim.errors import MlsysimError
+    try:
+        S.scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision") or precision,
+                   **{k: v for k, v in choice.items() if k not in ("accelerator", "model", "precision")})
+    except MlsysimError as e:
+        return str(e)
+    return ""
