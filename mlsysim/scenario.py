@@ -254,7 +254,7 @@ def _lecture_inputs(free: Mapping[str, Any]) -> LectureInputs:
     ctx = FREE["lecture_context"]
     context = _whole(ctx, free["lecture_context"]) if "lecture_context" in free else ctx.reference()
     return LectureInputs(kv_heads=int(kv_heads), context=int(context), kv_budget=q("lecture_kv_budget", "GB"),
-                         link_bandwidth=q("link_bandwidth", "GB/s"), prefill_rate=q("prefill_rate", "Tflop/s"),
+                         link_bandwidth=q("link_bandwidth", "GB/s"), prefill_rate=q("prefill_rate", "flop/second"),
                          t_model=q("t_model", "second"), t_tool=q("t_tool", "second"))
 
 
