@@ -218,6 +218,7 @@
     inputs.forEach(function (f) { fields[f.key].classList.remove("mc-live-bad"); });
     var bad = py.globals.get("live_check")(JSON.stringify(c));
     if (bad) {
+      window.MLSYSIM_LIVE.last = { choice: c, invalid: bad };
       var key = bad.split(":")[0];
       if (fields[key]) fields[key].classList.add("mc-live-bad");
       say([{ cls: "mcs-error", text: L.invalid + bad }]);
@@ -226,6 +227,7 @@
     var out = JSON.parse(py.globals.get("live_compute")(JSON.stringify(c), api.lang, true));
     var res = out.result;
     if (res.error) {
+      window.MLSYSIM_LIVE.last = { choice: c, result: res, figures: [] };
       say([{ cls: "mcs-error", text: L.invalid + res.error.replace(/^[A-Za-z]+Error:\s*/, "") }]);
       return null;
     }
