@@ -4,9 +4,10 @@ of each registry choice, string for string) and against ``python -m mlsysim refe
 values (numbers from the CLI, formatted here as the book prints them). Every request must stay on the
 local server; the static page must not load live mode's files until the reader asks for it.
 
-One page load (one Pyodide boot) per chapter and language that the checks need: the English appendix
-(a sample of registry choices and free values), the Chinese appendix (the issue's H100 at 6 TB/s) and
-the English lecture (another link bandwidth).
+All pages share one browser context, so Pyodide boots once: the English appendix (a sample of registry
+choices and free values) boots it and leaves its memory snapshot in the browser's cache; the Chinese
+appendix (the issue's H100 at 6 TB/s) and the English lecture (another link bandwidth) start from that
+snapshot, as a reader's next page does.
 """
 from __future__ import annotations
 
@@ -35,6 +36,14 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
+def context(browser):
+    """One browser context (one HTTP cache, one Cache Storage) for every page of this module."""
+    ctx = browser.new_context(viewport={"width": 1300, "height": 900})
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture(scope="module")
 def server(rendered_book):
     """The built book on http://127.0.0.1:<port>/ (browsers refuse WebAssembly on file: pages)."""
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(rendered_book)))
@@ -43,9 +52,9 @@ def server(rendered_book):
     httpd.shutdown()
 
 
-def open_page(browser, base: str, path: str, *, live: bool = True):
+def open_page(context, base: str, path: str, *, live: bool = True):
     """A page with every request recorded and anything not on the local server refused."""
-    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    page = context.new_page()
     page.requests, page.outside, page.errors = [], [], []
 
     def route(r):
@@ -101,20 +110,21 @@ def as_printed(v: dict) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def en(browser, server):
-    page = open_page(browser, server, EN + "?live=1&accelerator=H100&bandwidth=6")
+def en(context, server):
+    page = open_page(context, server, EN + "?live=1&accelerator=H100&bandwidth=6")
     page.opened_with = dict(page.evaluate("window.MLSYSIM_LIVE.last.result.values"))
     yield page
     page.close()
 
 
 def test_the_static_page_loads_nothing_of_live_mode(browser, server):
-    page = open_page(browser, server, EN, live=False)
+    ctx = browser.new_context()
+    page = open_page(ctx, server, EN, live=False)
     page.wait_for_load_state("load")
     assert page.is_visible("#mlsysim-live-open")
     assert not [u for u in page.requests if "/live/" in u or u.endswith(".live.json")], page.requests
     assert page.outside == [] and page.errors == []
-    page.close()
+    ctx.close()
 
 
 def test_registry_choices_computed_live_are_the_builds_variants(en):
@@ -184,12 +194,13 @@ def test_figures_are_redrawn_for_the_choice(en):
     assert set(drawn) >= {"roofline", "prefill", "batch", "kv-designs", "queueing-knee", "calibration"}
 
 
-def test_the_address_opens_a_scenario_in_both_languages(browser, server, en):
+def test_the_address_opens_a_scenario_in_both_languages(context, server, en):
     """The issue's address: the H100 with a 6 TB/s memory, in prose, tables and figures, in both books."""
     want = as_printed(cli("-a", "H100", "--bandwidth", "6"))
     assert {k: en.opened_with[k] for k in want} == want       # what the address opened, before any other test
     compute(en, {"accelerator": "H100", "model": "Llama3_1_70B", "bandwidth": "6"})
-    zh = open_page(browser, server, ZH + "?live=1&accelerator=H100&bandwidth=6")
+    zh = open_page(context, server, ZH + "?live=1&accelerator=H100&bandwidth=6")
+    assert zh.evaluate("window.MLSYSIM_LIVE.timings.restored") is True   # from the English page's snapshot
     for page in (en, zh):
         shown = spans(page)
         assert {k: set(shown[k]) for k in want if k in shown} == {k: {v} for k, v in want.items() if k in shown}
@@ -205,8 +216,8 @@ def test_the_address_opens_a_scenario_in_both_languages(browser, server, en):
     zh.close()
 
 
-def test_the_lecture_recomputes_with_another_link(browser, server):
-    page = open_page(browser, server, LECTURE + "?live=1&link_bandwidth=32")
+def test_the_lecture_recomputes_with_another_link(context, server):
+    page = open_page(context, server, LECTURE + "?live=1&link_bandwidth=32")
     values = page.evaluate("window.MLSYSIM_LIVE.last.result.values")
     # 2K/β: the standing session's K = 16,384 tokens × 131,072 bytes = 2^31 bytes, moved twice over 32 GB/s
     k_bytes = 16_384 * 2 * 32 * 8 * 128 * 2

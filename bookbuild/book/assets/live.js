@@ -18,7 +18,8 @@
   if (window.MLSYSIM_LIVE) return;
   var doc = document.documentElement;
   var T0 = 0, api = null, py = null, data = null, inputs = [], fields = {}, panel = null, pending = null;
-  var timings = { boot_ms: null, first_ms: null, changes: [] };
+  var timings = { boot_ms: null, first_ms: null, first_figures_ms: null, changes: [], figures: [] };
+  var generation = 0;
   var S = {
     en: {
       loading: "Loading Python in your browser (Pyodide, pint, mlsysim: about 12 MB, cached after the first time)…",
@@ -61,37 +62,89 @@
     document.head.appendChild(s);
   }
 
+  /* ---------- the interpreter's snapshot, in the browser's Cache Storage (localhost and https only) ---------- */
+  var snapshot = {
+    name: "mlsysim-live-snapshots",
+    can: function () { return !!(window.caches && window.isSecureContext); },
+    load: async function (key) {
+      if (!this.can()) return null;
+      try {
+        var r = await (await caches.open(this.name)).match(key);
+        return r ? new Uint8Array(await r.arrayBuffer()) : null;
+      } catch (e) { return null; }
+    },
+    save: async function (key, bytes) {
+      try {
+        var c = await caches.open(this.name);
+        (await c.keys()).forEach(function (k) { if (k.url !== key) c.delete(k); });   /* older versions */
+        await c.put(key, new Response(bytes, { headers: { "Content-Type": "application/octet-stream" } }));
+        timings.snapshot_saved = bytes.length;
+      } catch (e) { /* a full or refused cache: no snapshot */ }
+    }
+  };
+
   /* ---------- boot: Pyodide, the wheels, mlsysim, the page's cells ---------- */
   async function boot() {
     var base = new URL(api.live.base, window.location.href).href;
     var v = api.live.v ? "?v=" + encodeURIComponent(api.live.v) : "";
-    var mod = await import(base + "pyodide/pyodide.mjs");
     var manifest = await (await fetch(base + "manifest.json" + v)).json();
-    py = await mod.loadPyodide({ indexURL: base + "pyodide/", lockFileURL: base + "pyodide/pyodide-lock.json",
-                                 packages: [], fullStdLib: false, stdout: function () {}, stderr: function () {} });
-    var got = await Promise.all(manifest.wheels.map(function (w) { return bytes(base + "wheels/" + w); })
+    /* the files Python needs download while Pyodide starts */
+    var files = Promise.all(manifest.wheels.map(function (w) { return bytes(base + "wheels/" + w); })
       .concat([bytes(base + "mlsysim.zip" + v), fetch(api.live.data + v).then(function (r) { return r.json(); })]));
+    var mod = await import(base + "pyodide/pyodide.mjs");
+    /* a later visit starts from the interpreter as the first one left it after importing mlsysim (Pyodide's
+       memory snapshot, kept by the browser per version of the live files); a first visit makes it */
+    var snapKey = window.location.origin + "/mlsysim-live-snapshot?v=" + encodeURIComponent(manifest.version);  /* both books */
+    var snap = await snapshot.load(snapKey);
+    var opts = { indexURL: base + "pyodide/", lockFileURL: base + "pyodide/pyodide-lock.json", packages: [],
+                 fullStdLib: false, stdout: function () {}, stderr: function () {} };
+    if (snap) opts._loadSnapshot = snap; else if (snapshot.can()) opts._makeSnapshot = true;
+    py = await mod.loadPyodide(opts);
+    timings.restored = !!snap;
+    timings.pyodide_ms = Math.round(performance.now() - T0);
+    var got = await files;
+    /* pint's parsed unit definitions, kept by the browser (IndexedDB, this origin: both books, every page) */
+    var cache = "/home/pyodide/.cache/pint";
+    if (!snap) try {
+      py.FS.mkdirTree(cache);
+      py.FS.mount(py.FS.filesystems.IDBFS, {}, cache);
+      await new Promise(function (r) { py.FS.syncfs(true, function () { r(); }); });
+    } catch (e) { /* no IndexedDB (a private window): pint parses its files, as on a first visit */ }
     manifest.wheels.forEach(function (w, i) { py.unpackArchive(got[i], "wheel"); });
     py.unpackArchive(got[manifest.wheels.length], "zip", { extractDir: "/home/pyodide/live" });
     data = got[manifest.wheels.length + 1];
-    py.globals.set("LIVE_DATA_JSON", JSON.stringify(data));
     py.runPython([
       "import json, sys",
-      "sys.path.insert(0, '/home/pyodide/live')",
+      "if '/home/pyodide/live' not in sys.path: sys.path.insert(0, '/home/pyodide/live')",
       "import mlsysim, numpy_lite",                       /* pint first, with no numpy in sight */
       "sys.modules.setdefault('numpy', numpy_lite)",      /* then the figures' numpy subset */
+      "import live_runtime as R, mlsysim.figures, mlsysim.measurements, mlsysim.explorer"
+    ].join("\n"));
+    timings.imports_ms = Math.round(performance.now() - T0) - timings.pyodide_ms;
+    if (opts._makeSnapshot) {
+      try { var made = py.makeMemorySnapshot(); setTimeout(function () { snapshot.save(snapKey, made); }, 1000); }
+      catch (e) { /* no snapshot this time: the next visit boots as this one did */ }
+    }
+    py.globals.set("LIVE_DATA_JSON", JSON.stringify(data));
+    py.runPython([
+      "import json",
       "import live_runtime as R",
       "LIVE = json.loads(LIVE_DATA_JSON)",
-      "def live_compute(choice_json, lang, want_figures):",
+      "LAST = {}",
+      "def live_compute(choice_json):",
       "    ch = json.loads(choice_json)",
       "    res, module = R.run_choice(LIVE['cells'], ch, root=LIVE['root'], precision=LIVE['precision'])",
-      "    figs = R.figures(module, LIVE['figures'], ch, lang, root=LIVE['root'], precision=LIVE['precision']) if module is not None and want_figures else {'figures': {}, 'failed': []}",
-      "    return json.dumps({'result': res, 'figures': figs}, allow_nan=False)",
+      "    LAST.update(module=module, choice=ch)",
+      "    return json.dumps(res, allow_nan=False)",
+      "def live_figures(lang):",
+      "    if LAST.get('module') is None: return json.dumps({'figures': {}, 'failed': []})",
+      "    return json.dumps(R.figures(LAST['module'], LIVE['figures'], LAST['choice'], lang, root=LIVE['root'], precision=LIVE['precision']), allow_nan=False)",
       "def live_inputs(choice_json):",
       "    return json.dumps(R.free_inputs(LIVE['chapter'], json.loads(choice_json), LIVE['precision']))",
       "def live_check(choice_json):",
       "    return R.check_inputs(json.loads(choice_json), LIVE['precision'])"
     ].join("\n"));
+    try { py.FS.syncfs(false, function () {}); } catch (e) { /* nothing to keep */ }
   }
 
   /* ---------- the inputs ---------- */
@@ -224,25 +277,43 @@
       say([{ cls: "mcs-error", text: L.invalid + bad }]);
       return null;
     }
-    var out = JSON.parse(py.globals.get("live_compute")(JSON.stringify(c), api.lang, true));
-    var res = out.result;
+    var res = JSON.parse(py.globals.get("live_compute")(JSON.stringify(c)));
+    var mine = ++generation;
     if (res.error) {
       window.MLSYSIM_LIVE.last = { choice: c, result: res, figures: [] };
       say([{ cls: "mcs-error", text: L.invalid + res.error.replace(/^[A-Za-z]+Error:\s*/, "") }]);
       return null;
     }
-    var drawn = redraw(out.figures.figures);
     var entry = { key: "live|" + JSON.stringify(c), label: labelOf(res, c), values: res.values, node: res.node,
-                  precision: res.precision, note: res.note, figures: drawn, choice: { accelerator: c.accelerator, model: c.model },
+                  precision: res.precision, note: res.note, figures: [], choice: { accelerator: c.accelerator, model: c.model },
                   failed: res.failed.map(function (g) { return { file: g.file, line: g.line, message: g.message, zh: g.zh, protects: protects(g) }; }) };
     var ms = Math.round(performance.now() - t);
     entry.lines = [{ cls: "mcs-note", text: L.ready(ms) }];
-    if (out.figures.failed.length) entry.lines.push({ cls: "mcs-note", text: L.figKept + out.figures.failed.map(function (f) { return f.label; }).join(", ") });
-    api.show(entry);
+    api.show(entry);     /* the text first; the figures in the next task, after the browser has painted it */
     updateUrl(c);
-    if (timings.first_ms === null) timings.first_ms = Math.round(performance.now() - T0);
+    var first = timings.first_ms === null;
+    if (first) timings.first_ms = Math.round(performance.now() - T0);
     else timings.changes.push(ms);
-    window.MLSYSIM_LIVE.last = { choice: c, result: res, figures: drawn };
+    window.MLSYSIM_LIVE.last = { choice: c, result: res, figures: [] };
+    await new Promise(function (r) { setTimeout(r, 0); });
+    if (mine !== generation) return entry;          /* a newer input arrived: its figures will follow it */
+    var tf = performance.now();
+    var figs = JSON.parse(py.globals.get("live_figures")(api.lang));
+    var drawn = redraw(figs.figures);
+    drawn.forEach(function (key) {                  /* these follow the choice: not "shown at the reference" */
+      var div = document.querySelector('.mlsysim-plot[data-figure="' + key + '"]');
+      var fig = div && div.closest("figure");
+      if (fig) Array.prototype.forEach.call(fig.querySelectorAll(".mlsysim-fig-note"), function (n) { n.parentNode.removeChild(n); });
+    });
+    if (figs.failed.length) {
+      var st = api.bar.querySelector(".mc-status");
+      if (st) st.appendChild(el("p", "mcs-note", L.figKept + figs.failed.map(function (f) { return f.label; }).join(", ")));
+    }
+    entry.figures = drawn;
+    window.MLSYSIM_LIVE.last.figures = drawn;
+    var fms = Math.round(performance.now() - tf);
+    if (first) timings.first_figures_ms = Math.round(performance.now() - T0);
+    else timings.figures.push(fms);
     doc.setAttribute("data-mlsysim-live-n", String((+doc.getAttribute("data-mlsysim-live-n") || 0) + 1));
     return entry;
   }
