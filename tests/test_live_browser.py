@@ -227,3 +227,16 @@ def test_the_lecture_recomputes_with_another_link(context, server):
     assert set(shown["StallBreakEven.t_swap_ms_str"]) == {"134"}
     assert page.outside == [] and page.errors == []
     page.close()
+
+
+def test_a_file_page_explains_how_to_serve_the_book(browser, rendered_book):
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    outside = []
+    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else (outside.append(r.request.url), r.abort()))
+    page.goto((rendered_book / EN).as_uri())
+    page.click("#mlsysim-live-open")
+    page.wait_for_function("document.querySelector('#mlsysim-choice .mc-status').textContent.includes('http.server')")
+    assert page.evaluate("document.documentElement.getAttribute('data-mlsysim-live')") is None   # nothing started
+    assert not outside
+    ctx.close()

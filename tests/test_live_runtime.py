@@ -165,3 +165,22 @@ def test_pyodide_redraws_the_figures_the_build_draws(pyodide_run):
     ridge = next(t for t in fast["data"] if "Ridge" in str(t.get("name", "")))
     assert abs(ridge["x"][0] - 1978.9e12 / 6e12) < 1e-9
     del plotly_json
+
+
+def test_a_build_without_the_vendored_runtime_ships_live_js_to_say_so(tmp_path):
+    (tmp_path / "bookbuild" / "book").mkdir(parents=True)
+    got = L.write_runtime(tmp_path, ROOT / "mlsysim", tmp_path / "out")
+    assert got["unavailable"] == "vendor" and set(got["assets"]) == {"live/live.js"}
+    assert L.page_pointer("appendix/x.html", got["version"], got["unavailable"]) == {
+        "base": "../live/", "data": "x.live.json", "v": "none", "unavailable": "vendor"}
+
+
+def test_live_data_names_the_chapter_and_ships_the_variants_cells():
+    doc = _doc()
+    data = L.page_data(doc, cell_records, keep, "fp8", [{"file": "f", "line": 1, "protects": ["A.b_str"]}])
+    assert data["chapter"] == "appendix" and data["cells"] == cell_records(doc, keep)
+    labels = [c["figure"] for c in data["figures"]]
+    assert "fig-appdx-roofline" in labels and "calc-vol3-appendix-inference-figures" in labels
+    assert not any("explorer" in lab for lab in labels)            # the explorer's cells are not figures
+    lecture = L.page_data(parse("lectures/lecture19-agent-stalls.qmd", ROOT), cell_records, keep, "fp8", None)
+    assert lecture["chapter"] == "lecture"

@@ -26,6 +26,8 @@
       running: "Running the chapter's cells…", ready: function (ms) { return "Live: this page was recomputed by its own cells in your browser (" + ms + " ms)."; },
       title: "Live inputs (empty: the reference value, shown greyed)", reset: "Reference values",
       invalid: "Not computed: ", failed: "Live mode could not start: ", figKept: "Figures kept at the reference: ",
+      file: "Live mode needs the book served over http (browsers do not let file: pages load WebAssembly): run python -m http.server in the book's folder, or python -m bookbuild preview, and open this page under http://localhost:8000/.",
+      none: "This build has no live runtime: run scripts/setup.sh (it vendors Pyodide and pint into vendor/live/) and build again.",
       label: function (parts) { return parts.join(", "); }
     },
     zh: {
@@ -33,6 +35,8 @@
       running: "正在运行本章的单元……", ready: function (ms) { return "实时模式：本页由其自身的单元在浏览器中重新计算（" + ms + " 毫秒）。"; },
       title: "实时输入（留空即参考值，以灰字显示）", reset: "参考值",
       invalid: "未计算：", failed: "实时模式无法启动：", figKept: "仍显示参考配置的图：",
+      file: "实时模式需要通过 http 打开本书（浏览器不允许 file: 页面加载 WebAssembly）：在本书目录运行 python -m http.server，或 python -m bookbuild preview，再打开 http://localhost:8000/ 下的本页。",
+      none: "此版本未包含实时模式所需的文件：运行 scripts/setup.sh（下载 Pyodide 与 pint 到 vendor/live/）后重新构建。",
       label: function (parts) { return parts.join("，"); }
     }
   };
@@ -322,6 +326,11 @@
     if (py) return;
     api = a;
     L = S[api.lang] || S.en;
+    if (api.live.unavailable || window.location.protocol === "file:") {   /* say why, change nothing */
+      say([{ cls: "mcs-note", text: api.live.unavailable ? L.none : L.file }]);
+      api.button.disabled = false;
+      return;
+    }
     T0 = performance.now();
     doc.setAttribute("data-mlsysim-live", "loading");
     say([{ cls: "mcs-note", text: L.loading }]);

@@ -373,26 +373,19 @@
   function liveControl(box) {
     var LV = P.live;
     if (!LV || !box) return;
-    var T = lang === "zh" ? { open: "在浏览器中实时计算", file: "实时模式需要通过 http 打开本书（浏览器不允许 file: 页面加载 WebAssembly）：在本书目录运行 python -m http.server，或 python -m bookbuild preview，再打开 http://localhost:8000/ 下的本页。", none: "此版本未包含实时模式所需的文件：运行 scripts/setup.sh（下载 Pyodide 与 pint 到 vendor/live/）后重新构建。" }
-      : { open: "Live: recompute in your browser", file: "Live mode needs the book served over http (browsers do not let file: pages load WebAssembly): run python -m http.server in the book's folder, or python -m bookbuild preview, and open this page under http://localhost:8000/.", none: "This build has no live runtime: run scripts/setup.sh (it vendors Pyodide and pint into vendor/live/) and build again." };
     var row = el("div", "mc-row mc-live");
-    var btn = el("button", "mc-live-open", T.open);
+    var btn = el("button", "mc-live-open", lang === "zh" ? "在浏览器中实时计算" : "Live: recompute in your browser");
     btn.type = "button";
     btn.id = "mlsysim-live-open";
     row.appendChild(btn);
-    var why = el("p", "mcs-note mc-live-why");
-    why.hidden = true;
-    row.appendChild(why);
     box.insertBefore(row, status);
-    function start() {
-      if (LV.unavailable) { why.textContent = T.none; why.hidden = false; return; }
-      if (window.location.protocol === "file:") { why.textContent = T.file; why.hidden = false; return; }
+    function start() {   /* live.js explains a file: page or a build without the live runtime itself */
       btn.disabled = true;
       if (window.MLSYSIM_LIVE) { window.MLSYSIM_LIVE.start(API); return; }
       var sc = document.createElement("script");
       sc.src = LV.base + "live.js?v=" + encodeURIComponent(LV.v || "");
       sc.onload = function () { if (window.MLSYSIM_LIVE) window.MLSYSIM_LIVE.start(API); };
-      sc.onerror = function () { btn.disabled = false; why.textContent = T.none; why.hidden = false; };
+      sc.onerror = function () { btn.disabled = false; };
       document.head.appendChild(sc);
     }
     btn.addEventListener("click", start);

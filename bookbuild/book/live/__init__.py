@@ -80,8 +80,8 @@ def write_runtime(root: Path, lib_dir: Path, out_dir: Path) -> dict[str, Any]:
     description: ``assets`` (``live/<name>`` -> file to copy) and ``version`` (a digest of every file), or
     ``unavailable`` (why there is no live mode in this build)."""
     vend = vendored(root)
-    if vend is None:
-        return {"unavailable": "vendor"}
+    if vend is None:   # live.js alone, to say so in the page
+        return {"unavailable": "vendor", "assets": {f"{FOLDER}/live.js": LIVE_JS}, "version": "none"}
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     data = bundle_bytes(lib_dir)
@@ -148,9 +148,8 @@ def page_pointer(page: str, version: str | None, unavailable: str | None = None)
     up = "../" * page.count("/")
     stem = page.rsplit("/", 1)[-1]
     stem = stem[: -len(".html")] if stem.endswith(".html") else stem
-    if unavailable:
-        return {"unavailable": unavailable}
-    return {"base": f"{up}{FOLDER}/", "data": f"{stem}.live.json", "v": version}
+    out = {"base": f"{up}{FOLDER}/", "data": f"{stem}.live.json", "v": version}
+    return dict(out, unavailable=unavailable) if unavailable else out
 
 
 def data_file(page: str) -> str:
