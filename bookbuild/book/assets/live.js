@@ -193,7 +193,8 @@
     inputs.forEach(function (f) {
       var lab = el("label");
       var name = el("span", "", (f.label[api.lang] || f.label.en) + (f.unit ? " " : ""));
-      if (f.unit) name.appendChild(el("span", "mc-live-unit", "(" + f.unit + ")"));
+      var unitZh = { tokens: "词元", streams: "条流", heads: "个", s: "秒" };
+      if (f.unit) name.appendChild(el("span", "mc-live-unit", "(" + (api.lang === "zh" && unitZh[f.unit] || f.unit) + ")"));
       lab.appendChild(name);
       var input;
       if (f.kind === "precision") {
