@@ -232,6 +232,12 @@
       [api.select.accelerator, api.select.model].forEach(function (s) {
         s.addEventListener("change", function () { refreshReferences(); schedule(); });
       });
+      var back = api.bar.querySelector(".mc-reset");   /* the choice bar's Reference: the live inputs too */
+      if (back) back.addEventListener("click", function () {
+        inputs.forEach(function (f) { fields[f.key].value = ""; });
+        refreshReferences();
+        schedule();
+      });
     }
   }
   function updateUrl(c) {
