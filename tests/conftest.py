@@ -65,8 +65,15 @@ def browser():
         b.close()
 
 
-SOURCES_IGNORE = shutil.ignore_patterns(".git", "_book", "_build", "tests", "bench", ".pytest_cache", ".hypothesis",
-                                        "__pycache__", ".benchmarks", "figures", ".ci", "scripts", ".venv")
+_IGNORE = shutil.ignore_patterns(".git", "_book", "_build", "tests", "bench", ".pytest_cache", ".hypothesis",
+                                 "__pycache__", ".benchmarks", "figures", ".ci", "scripts", ".venv")
+
+
+def SOURCES_IGNORE(folder, names):
+    """What a copy of the sources leaves out: builds, tests, drawn figures; but not the package
+    mlsysim/figures (the figure descriptions), which the copy's chapters and its live mode import."""
+    out = _IGNORE(folder, names)
+    return out - {"figures"} if Path(folder).name == "mlsysim" else out
 
 
 def render_copy(dest: Path, *args: str) -> Path:
