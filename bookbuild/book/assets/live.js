@@ -301,6 +301,9 @@
     var ms = Math.round(performance.now() - t);
     entry.lines = [{ cls: "mcs-note", text: L.ready(ms) }];
     api.show(entry);     /* the text first; the figures in the next task, after the browser has painted it */
+    Array.prototype.forEach.call(document.querySelectorAll(".mlsysim-lecture-note"), function (n) {
+      n.parentNode.removeChild(n);   /* "computed for the reference hardware": no longer so, the page follows the choice */
+    });
     updateUrl(c);
     var first = timings.first_ms === null;
     if (first) timings.first_ms = Math.round(performance.now() - T0);
