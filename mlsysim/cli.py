@@ -87,6 +87,13 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--context", type=_context, default=None,
                    help="tokens of context per trajectory, from 1 to the model's context window")
     r.add_argument("--json", action="store_true", help="one JSON object in SI base units")
+    lec = sub.add_parser("lecture", help="Lecture 19's scenario values (the standing session's three fates) for free inputs")
+    lec.add_argument("--accelerator", "-a", default=REFERENCE["accelerator"])
+    for key, f in FREE.items():
+        if f.chapter == "lecture":
+            flag = "--" + key.removeprefix("lecture_").replace("_", "-")
+            lec.add_argument(flag, dest=key, default=None, help=f"{f.what} ({f.unit}); default: data/reference.toml [lecture]")
+    lec.add_argument("--json", action="store_true", help="one JSON object in SI base units")
     c = sub.add_parser("calibrate", help="published measurements against the floors under them (the appendix's table)")
     c.add_argument("--accelerator", "-a", default=None, help="only measurements on this accelerator")
     c.add_argument("--model", "-m", default=None, help="only measurements of this model")
@@ -224,6 +231,36 @@ def _cmd_reference(a, out) -> None:
         out.write(f"note: {v.note}\n")
 
 
+def _cmd_lecture(a, out) -> None:
+    """The standing session of Lecture 19 (its cells' physics, mlsysim.physics.agent) for the options."""
+    from . import physics as P
+    free = {k: getattr(a, k) for k, f in FREE.items() if f.chapter == "lecture" and getattr(a, k) is not None}
+    try:
+        sc = scenario(a.accelerator, None, None, **free)
+    except InputError as exc:
+        key, _, rest = str(exc).partition(": ")
+        raise _BadInput(f"--{key.removeprefix('lecture_').replace('_', '-')}: {rest}" if key in FREE else str(exc)) from None
+    L = sc.lecture
+    base = Models.Language.get("Llama2_7B")   # the lecture's 7B (its cell's registry entry), with its kv_heads
+    model = base.replace(kv_heads=L.kv_heads, parameters=base.parameters)
+    k = P.kv_bytes_per_token(model, PRECISION_BYTES["bf16"])
+    K = P.kv_bytes_at(L.context, k)
+    t_w, t_a = P.prefill_time_per_token_split(model.parameters, model.layers, model.hidden_dim, L.context, L.prefill_rate)
+    v = {"accelerator": sc.accelerator.name, "kv_heads": L.kv_heads, "context": L.context,
+         "kv_bytes_per_token": k.to("byte").magnitude, "session_bytes": K.to("byte").magnitude,
+         "sessions_per_card": P.sessions_per_card(L.kv_budget, K), "duty_cycle": P.duty_cycle(L.t_model, L.t_tool),
+         "prefill_per_token_s": (t_w + t_a).to("second").magnitude,
+         "keep_swap_break_even_s": P.keep_swap_break_even(K, L.link_bandwidth).to("second").magnitude,
+         "keep_discard_break_even_s": P.keep_discard_break_even(t_w + t_a, L.kv_budget, k).to("second").magnitude,
+         "link_bandwidth_bytes_per_s": L.link_bandwidth.to("byte/second").magnitude}
+    if a.json:
+        json.dump(v, out, indent=2, sort_keys=True)
+        out.write("\n")
+        return
+    for name, val in v.items():
+        out.write(f"{name:<28} {val if isinstance(val, (int, str)) else _show(val, 4)}\n")
+
+
 def _cmd_calibrate(a, out) -> None:
     try:
         accel = Hardware.Cloud.get(a.accelerator).name if a.accelerator else None
@@ -273,6 +310,8 @@ def main(argv=None) -> int:
             _cmd_show(args.name, sys.stdout)
         elif args.cmd == "calibrate":
             _cmd_calibrate(args, sys.stdout)
+        elif args.cmd == "lecture":
+            _cmd_lecture(args, sys.stdout)
         else:
             _cmd_reference(args, sys.stdout)
     except (_BadInput, MlsysimError, ValueError) as exc:

@@ -223,6 +223,12 @@ def test_the_lecture_recomputes_with_another_link(context, server):
     k_bytes = 16_384 * 2 * 32 * 8 * 128 * 2
     assert values["StallBreakEven.t_swap_ms_str"] == fmt_int(2 * k_bytes / 32e9 * 1e3) == "134"
     assert values["StallBreakEven.link_str"] == "32"
+    r = subprocess.run([sys.executable, "-m", "mlsysim", "lecture", "--link-bandwidth", "32", "--json"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    v = json.loads(r.stdout)                                   # the CLI reproduces the live lecture
+    assert values["StallBreakEven.t_swap_ms_str"] == fmt_int(v["keep_swap_break_even_s"] * 1e3)
+    assert values["StallBreakEven.t_star_str"] == fmt(v["keep_discard_break_even_s"], 1)
+    assert values["StandingSession.n_sessions_str"] == fmt_int(v["sessions_per_card"])
     shown = spans(page)
     assert set(shown["StallBreakEven.t_swap_ms_str"]) == {"134"}
     assert page.outside == [] and page.errors == []
