@@ -360,8 +360,10 @@ def test_a_file_of_plain_fields_is_checked_the_same_way(tmp_path):
     """reference.toml (the book's reference choice) through registry.read_checked."""
     from mlsysim.errors import RegistryError
     from mlsysim.registry import SCHEMAS, read_checked
-    assert read_checked("reference.toml", SCHEMAS["reference"], DATA) == {
+    ref = read_checked("reference.toml", SCHEMAS["reference"], DATA)
+    assert {k: ref[k] for k in ("accelerator", "model", "weight_precision")} == {
         "accelerator": "H100", "model": "Llama3_1_70B", "weight_precision": "fp8"}  # the book's reference
+    assert set(ref) - {"accelerator", "model", "weight_precision"} <= {"inputs", "lecture"}  # the scenario's tables
     data = data_copy(tmp_path, "reference.toml", 'accelerator = "H100"', 'acelerator = "H100"')
     with pytest.raises(RegistryError, match=re.escape(f"{data / 'reference.toml'}: acelerator: unknown field; "
                                                       "did you mean 'accelerator'?")):
