@@ -11,6 +11,7 @@ from .physics import *  # noqa: F401,F403
 from .physics import __all__ as _physics_all
 try:
     from .registry import Hardware, Models, Systems, load_registry
+    from .scenario import Scenario, lecture_scenario, reference_scenario   # reads and checks reference.toml
 except RegistryError as _exc:
     # The registry loads (and validates its data) at import. Run as a command (``python -m mlsysim``,
     # whose package import happens while sys.argv[0] is still "-m", or the ``mlsysim`` script), a bad
@@ -21,7 +22,6 @@ except RegistryError as _exc:
         _sys.stderr.write(f"mlsysim: error: {_exc}\n")
         raise SystemExit(2) from None
     raise
-from .scenario import Scenario, lecture_scenario, reference_scenario
 from .units import *  # noqa: F401,F403
 from .units import __all__ as _units_all
 

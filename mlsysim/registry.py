@@ -223,7 +223,7 @@ SCHEMAS: dict[str, dict[str, tuple]] = {
     "node": {"display_name": ("text", True), "accelerator": ("text", True), "accelerators_per_node": ("sourced", True),
              "host_memory": ("sourced", False), "host_link": ("text", False), "interconnect": ("text", False)},
     "reference": {"accelerator": ("text", True), "model": ("text", True), "weight_precision": ("text", True),
-                  "inputs": ("table", False), "lecture": ("table", False)},   # scenario inputs: mlsysim.scenario checks them
+                  "inputs": ("table", True), "lecture": ("table", True)},   # scenario inputs: mlsysim.scenario checks them
 }
 
 #: the form of a registry name: what ``Hardware.Cloud.<name>`` in a cell and the CLI accept

@@ -47,7 +47,8 @@ class InputError(MlsysimError, ValueError):
 
 def _load() -> tuple[Mapping[str, str], Mapping[str, Any], Mapping[str, Any]]:
     """``reference.toml`` of the registry's data folder, checked like every registry file; its names must
-    be registry entries and its precision one the registry knows (a RegistryError naming the field)."""
+    be registry entries and its precision one the registry knows (a RegistryError naming the field). Its
+    ``[inputs]`` and ``[lecture]`` tables are checked once :data:`FREE` is declared (:func:`_check_inputs`)."""
     data = read_checked("reference.toml", SCHEMAS["reference"])
     where = f"{DATA_DIR / 'reference.toml'}"
     for name, table in (("accelerator", Hardware.Cloud), ("model", Models.Language)):
@@ -165,6 +166,38 @@ def _precision_name(key: str, value: Any, what: str) -> str:
     if p not in PRECISION_BYTES:
         raise InputError(f"{key}: unknown precision {p!r} for {what}; use one of {', '.join(PRECISION_BYTES)}")
     return p
+
+
+def _check_inputs() -> None:
+    """``[inputs]`` and ``[lecture]`` of ``reference.toml``: every free input that is not the accelerator's
+    own (bandwidth, peak, capacity) stated once, in range, and nothing else (a RegistryError naming it)."""
+    where = DATA_DIR / "reference.toml"
+    for table_name, table, chapter in (("inputs", INPUTS, "appendix"), ("lecture", LECTURE, "lecture")):
+        wanted = {f.key.removeprefix("lecture_"): f for f in FREE.values()
+                  if f.chapter == chapter and f.key not in ("bandwidth", "peak", "capacity")}
+        for key in table:
+            if key not in wanted:
+                raise RegistryError(f"{where}: {table_name}.{key}: unknown field "
+                                    f"(known: {', '.join(table_name + '.' + k for k in wanted)})")
+        for key, f in wanted.items():
+            if key not in table:
+                raise RegistryError(f"{where}: {table_name}.{key}: missing field ({f.what})")
+            try:
+                if f.kind == "precision":
+                    _precision_name(f.key, table[key], f.what)
+                elif f.kind == "quantity":
+                    if not isinstance(table[key], str):
+                        raise InputError(f"expected a quantity in quotes such as '1 {f.unit}', got {table[key]!r}")
+                    _number(f, table[key])
+                else:
+                    if not isinstance(table[key], int) or isinstance(table[key], bool):
+                        raise InputError(f"expected a whole number, got {table[key]!r}")
+                    _whole(f, table[key])
+            except InputError as e:
+                raise RegistryError(f"{where}: {table_name}.{key}: {str(e).removeprefix(f.key + ': ')}") from None
+
+
+_check_inputs()
 
 
 @dataclass(frozen=True)

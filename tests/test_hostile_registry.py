@@ -370,6 +370,26 @@ def test_a_file_of_plain_fields_is_checked_the_same_way(tmp_path):
         read_checked("reference.toml", SCHEMAS["reference"], data)
 
 
+@pytest.mark.parametrize("old, new, where, words", [
+    ("batch = 64 ", 'batch = "x"', "inputs.batch", "expected a whole number, got 'x'"),
+    ("context = 32768 ", "context = 0", "inputs.context", "a finite number above 0, got 0"),
+    ('kv_precision = "bf16"', 'kv_precision = "bf17"', "inputs.kv_precision", "unknown precision 'bf17'"),
+    ("batch = 64 ", "batsh = 64", "inputs.batsh", "unknown field (known: inputs.kv_precision, inputs.context, inputs.batch)"),
+    ('t_tool = "30 s"', 't_tool = "30 m"', "lecture.t_tool", "expected the task's tool time (all steps) in s"),
+    ('link_bandwidth = "64 GB/s"', "link_bandwidth = 64", "lecture.link_bandwidth", "a quantity in quotes"),
+    ("kv_heads = 8 ", "kv_heads = 8.5", "lecture.kv_heads", "expected a whole number, got 8.5"),
+    ('t_model = "30 s"', "", "lecture.t_model", "missing field (the task's model time (all steps))"),
+    ("[lecture]", "[lectur]", "lectur", "unknown table; did you mean 'lecture'?"),
+])
+def test_the_scenario_inputs_of_reference_toml_are_checked_in_one_line(tmp_path, untouched, old, new, where, words):
+    data = data_copy(tmp_path, "reference.toml", old, new)
+    r = mlsysim_cli(tmp_path, data, "reference")
+    assert r.returncode == 2 and r.stdout == ""
+    line = one_line(r)
+    assert line.startswith(f"mlsysim: error: {data / 'reference.toml'}: {where}"), line
+    assert words in line, line
+
+
 def test_load_registry_is_split_into_small_functions():
     import ast
     tree = ast.parse((ROOT / "mlsysim" / "registry.py").read_text(encoding="utf-8"))
