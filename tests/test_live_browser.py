@@ -142,11 +142,16 @@ def test_registry_choices_computed_live_are_the_builds_variants(en):
             assert last["result"]["error"] == entry["error"], key
             continue
         expected = {attr: (v if v is not None else reference_text[attr]) for attr, v in zip(variants["attrs"], entry["v"])}
-        assert last["result"]["values"] == expected, key
+        ref_only = set(last["result"]["reference_only"])
+        assert ref_only and not ref_only & set(variants["attrs"]), key   # declared, and never in the page's data
+        values = last["result"]["values"]
+        assert {k: v for k, v in values.items() if k not in ref_only} == expected, key
+        assert {k: values[k] for k in ref_only} == {k: reference_text[k] for k in ref_only}, key
         assert [(g["file"], g["line"], g["message"]) for g in last["result"]["failed"]] == \
                [(g["file"], g["line"], g["message"]) for g in entry.get("failed", [])], key
         shown = spans(en)
         assert all(set(texts) == {expected[attr]} for attr, texts in shown.items() if attr in expected), key
+        assert all(set(shown[attr]) == {reference_text[attr]} for attr in ref_only if attr in shown), key
     assert en.outside == [] and en.errors == []
 
 

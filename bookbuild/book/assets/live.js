@@ -295,7 +295,9 @@
       say([{ cls: "mcs-error", text: L.invalid + res.error.replace(/^[A-Za-z]+Error:\s*/, "") }]);
       return null;
     }
-    var entry = { key: "live|" + JSON.stringify(c), label: labelOf(res, c), values: res.values, node: res.node,
+    var values = {};   /* a value declared reference-only describes the reference: never swapped */
+    Object.keys(res.values).forEach(function (k) { if ((res.reference_only || []).indexOf(k) < 0) values[k] = res.values[k]; });
+    var entry = { key: "live|" + JSON.stringify(c), label: labelOf(res, c), values: values, node: res.node,
                   precision: res.precision, note: res.note, figures: [], choice: { accelerator: c.accelerator, model: c.model },
                   failed: res.failed.map(function (g) { return { file: g.file, line: g.line, message: g.message, zh: g.zh, protects: protects(g) }; }) };
     var ms = Math.round(performance.now() - t);
