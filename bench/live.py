@@ -50,7 +50,7 @@ def first(page, url: str) -> dict:
     page.wait_for_selector("#mlsysim-live-open")
     t = time.perf_counter()
     page.click("#mlsysim-live-open")
-    page.wait_for_function("+document.documentElement.getAttribute('data-mlsysim-live-n') >= 1", timeout=300_000)
+    page.wait_for_function("() => +document.documentElement.getAttribute('data-mlsysim-live-n') >= 1", timeout=300_000)
     wall = time.perf_counter() - t
     tm = page.evaluate("window.MLSYSIM_LIVE.timings")
     assert not outside, outside
@@ -63,7 +63,7 @@ def changes(page, key: str, values: list[str]) -> dict:
         n = int(page.evaluate("+document.documentElement.getAttribute('data-mlsysim-live-n')"))
         t = time.perf_counter()
         page.fill(f"#mlsysim-live-{key}", v)
-        page.wait_for_function(f"+document.documentElement.getAttribute('data-mlsysim-live-n') > {n}", timeout=120_000)
+        page.wait_for_function(f"() => +document.documentElement.getAttribute('data-mlsysim-live-n') > {n}", timeout=120_000)
         walls.append(time.perf_counter() - t)
     tm = page.evaluate("window.MLSYSIM_LIVE.timings")
     return {"wall_s": walls, "values_ms": tm["changes"][-len(values):], "figures_ms": tm["figures"][-len(values):]}

@@ -67,9 +67,10 @@ def open_page(context, base: str, path: str, *, live: bool = True):
             r.abort()
     page.route("**/*", route)
     page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("console", lambda m: "Content Security Policy" in m.text and page.errors.append(m.text))   # a refusal
     page.goto(base + path)
     if live:
-        page.wait_for_function("['ready', 'error'].includes(document.documentElement.getAttribute('data-mlsysim-live'))",
+        page.wait_for_function("() => ['ready', 'error'].includes(document.documentElement.getAttribute('data-mlsysim-live'))",
                                timeout=BOOT_TIMEOUT_MS)
         state = page.evaluate("document.documentElement.getAttribute('data-mlsysim-live')")
         assert state == "ready", page.inner_text("#mlsysim-choice")
@@ -115,6 +116,25 @@ def en(context, server):
     page.opened_with = dict(page.evaluate("window.MLSYSIM_LIVE.last.result.values"))
     yield page
     page.close()
+
+
+def policy(page_file: Path) -> dict[str, list[str]]:
+    """The page's Content-Security-Policy, by directive."""
+    head = page_file.read_text(encoding="utf-8").split("</head>", 1)[0]
+    meta = [line for line in head.splitlines() if 'http-equiv="Content-Security-Policy"' in line]
+    assert len(meta) == 1, page_file
+    content = meta[0].split('content="', 1)[1].split('"', 1)[0].replace("&quot;", '"')
+    return {d.split()[0]: d.split()[1:] for d in content.split("; ")}
+
+
+def test_only_a_live_page_may_compile_webassembly_and_nothing_else_is_widened(rendered_book):
+    for path in (EN, ZH, LECTURE):
+        p = policy(rendered_book / path)
+        assert p["script-src"][0] == "'self'" and p["script-src"][-1] == "'wasm-unsafe-eval'", (path, p)
+        assert p["connect-src"] == ["'self'"] and p["default-src"] == ["'self'"] and "worker-src" not in p
+        assert not {"'unsafe-eval'", "'unsafe-inline'", "blob:", "data:", "*"} & set(p["script-src"]), (path, p)
+    for page_file in (rendered_book / "en" / "index.html", rendered_book / "zh" / "index.html"):
+        assert "'wasm-unsafe-eval'" not in policy(page_file)["script-src"], page_file   # no live mode there
 
 
 def test_the_static_page_loads_nothing_of_live_mode(browser, server):
@@ -247,7 +267,7 @@ def test_a_file_page_explains_how_to_serve_the_book(browser, rendered_book):
     page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else (outside.append(r.request.url), r.abort()))
     page.goto((rendered_book / EN).as_uri())
     page.click("#mlsysim-live-open")
-    page.wait_for_function("document.querySelector('#mlsysim-choice .mc-status').textContent.includes('http.server')")
+    page.wait_for_function("() => document.querySelector('#mlsysim-choice .mc-status').textContent.includes('http.server')")
     assert page.evaluate("document.documentElement.getAttribute('data-mlsysim-live')") is None   # nothing started
     assert not outside
     ctx.close()

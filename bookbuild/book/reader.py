@@ -74,6 +74,8 @@ def additions(lang: str, chapters: list[tuple[str, str, dict, dict | None]], liv
             add.files[L.data_file(page)] = json.dumps(dict(live_page, lang=lang), ensure_ascii=False,
                                                       sort_keys=True, separators=(",", ":")) + "\n"
             data["live"] = L.page_pointer(page, runtime.get("version"), runtime.get("unavailable"))
+            if not runtime.get("unavailable"):   # Pyodide compiles its WebAssembly: this page's policy allows that
+                add.policy = dict(L.PAGE_POLICY)
         if data:
             add.files[data_file(page)] = data_script(data, lang)
             add.scripts += [(data_file(page), True), (READER_JS, False)]

@@ -34,6 +34,9 @@ FOLDER = "live"                    # in each book, beside the pages
 BROWSER_ROOT = "/book"
 #: a figure cell: a ``fig-`` cell, or one kept out of the variants that describes figures
 FIGURE_CALL = "book_figure("
+#: what a live page's Content-Security-Policy adds to the book's own (scripts and fetches of its own folder
+#: only): compiling WebAssembly, which Pyodide needs; not eval, not another host
+PAGE_POLICY = {"script-src": ["'wasm-unsafe-eval'"]}
 
 
 def lock() -> dict:
