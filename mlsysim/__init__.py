@@ -11,6 +11,7 @@ from .physics import *  # noqa: F401,F403
 from .physics import __all__ as _physics_all
 try:
     from .registry import Hardware, Models, Systems, load_registry
+    from .scenario import Scenario, lecture_scenario, reference_scenario   # reads and checks reference.toml
 except RegistryError as _exc:
     # The registry loads (and validates its data) at import. Run as a command (``python -m mlsysim``,
     # whose package import happens while sys.argv[0] is still "-m", or the ``mlsysim`` script), a bad
@@ -21,7 +22,6 @@ except RegistryError as _exc:
         _sys.stderr.write(f"mlsysim: error: {_exc}\n")
         raise SystemExit(2) from None
     raise
-from .scenario import Scenario, reference_scenario
 from .units import *  # noqa: F401,F403
 from .units import __all__ as _units_all
 
@@ -29,8 +29,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Hardware", "Models", "Systems", "load_registry", "check", "pin", "GuardError", "Scenario", "reference_scenario",
-    "fmt", "fmt_int", "fmt_memory_capacity", "fmt_words", "Fmt", "FormatPrecisionError", "ReferenceFmt",
-    "reference_only", "fmt_binary_capacity",
+    "lecture_scenario", "fmt", "fmt_int", "fmt_memory_capacity", "fmt_words", "Fmt", "FormatPrecisionError",
+    "ReferenceFmt", "reference_only", "fmt_binary_capacity",
     "ContextWindowError", "MlsysimError", "RegistryError", "UnitMismatchError", "UnknownEntryError", "UnknownPrecisionError",
     *_units_all, *_physics_all,
 ]

@@ -1,7 +1,11 @@
 """``python -m mlsysim``: list the registry, show an entry, or print the appendix's reference values.
 
-Bad input (unknown name, a precision the accelerator lacks, a number outside an option's range) prints
-one line on stderr naming the option or what is available, and exits with status 2.
+``reference`` takes the same free values as the HTML book's live mode (``--bandwidth`` in TB/s,
+``--peak`` in Tflop/s at the weight precision, ``--capacity`` in the vendor's GB, ``--kv-precision``,
+``--context``, ``--batch``), validated by :mod:`mlsysim.scenario` as the page validates them, so any
+live page can be reproduced here. Bad input (unknown name, a precision the accelerator lacks, a number
+outside an option's range) prints one line on stderr naming the option or what is available, and exits
+with status 2.
 """
 from __future__ import annotations
 
@@ -13,9 +17,9 @@ import sys
 
 from .errors import MlsysimError
 from .fmt import FormatPrecisionError, fmt
-from .reference import DEFAULT_CONTEXT, reference_values
+from .reference import reference_values
 from .registry import Accelerator, Hardware, Model, Models, Node, Systems
-from .scenario import REFERENCE
+from .scenario import FREE, REFERENCE, InputError, scenario
 from .units import PRECISION_BYTES
 
 
@@ -71,11 +75,25 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--model", "-m", default=REFERENCE["model"])
     r.add_argument("--node", "-n", default=None, help="default: the registry node built from the accelerator")
     r.add_argument("--weight-precision", "-p", type=_precision, default=REFERENCE["precision"])
-    r.add_argument("--kv-bytes", type=_kv_bytes, default=2.0,
-                   help=f"bytes per stored key/value element, above 0 and at most {KV_BYTES_MAX:g}")
-    r.add_argument("--context", type=_context, default=DEFAULT_CONTEXT,
+    r.add_argument("--kv-bytes", type=_kv_bytes, default=None,
+                   help=f"bytes per stored key/value element, above 0 and at most {KV_BYTES_MAX:g} "
+                        "(default: --kv-precision's)")
+    r.add_argument("--kv-precision", default=None, help="precision of stored keys and values (default: bf16)")
+    r.add_argument("--bandwidth", default=None, help="the accelerator's memory bandwidth, TB/s (or '6 TB/s')")
+    r.add_argument("--peak", default=None, help="the accelerator's dense peak at the weight precision, Tflop/s")
+    r.add_argument("--capacity", default=None,
+                   help="memory per accelerator in the vendor's GB (80 on an H100 is its 80 GiB)")
+    r.add_argument("--batch", default=None, help="streams in one batched decode step (default: 64)")
+    r.add_argument("--context", type=_context, default=None,
                    help="tokens of context per trajectory, from 1 to the model's context window")
     r.add_argument("--json", action="store_true", help="one JSON object in SI base units")
+    lec = sub.add_parser("lecture", help="Lecture 19's scenario values (the standing session's three fates) for free inputs")
+    lec.add_argument("--accelerator", "-a", default=REFERENCE["accelerator"])
+    for key, f in FREE.items():
+        if f.chapter == "lecture":
+            flag = "--" + key.removeprefix("lecture_").replace("_", "-")
+            lec.add_argument(flag, dest=key, default=None, help=f"{f.what} ({f.unit}); default: data/reference.toml [lecture]")
+    lec.add_argument("--json", action="store_true", help="one JSON object in SI base units")
     c = sub.add_parser("calibrate", help="published measurements against the floors under them (the appendix's table)")
     c.add_argument("--accelerator", "-a", default=None, help="only measurements on this accelerator")
     c.add_argument("--model", "-m", default=None, help="only measurements of this model")
@@ -165,15 +183,27 @@ def _show(x: float, decimals: int = 0) -> str:
     return f"{x:.3g}"
 
 
+def _scenario(a):
+    """The scenario of the options, validated as the live page validates its inputs (messages name the option)."""
+    free = {k: getattr(a, k) for k in ("bandwidth", "peak", "capacity", "kv_precision", "context", "batch")
+            if getattr(a, k) is not None}
+    try:
+        return scenario(a.accelerator, a.model, a.weight_precision, **free)
+    except InputError as exc:
+        key, _, rest = str(exc).partition(": ")
+        raise _BadInput(f"--{key.replace('_', '-')}: {rest}" if key in FREE else str(exc)) from None
+
+
 def _cmd_reference(a, out) -> None:
     try:
-        accel = Hardware.Cloud.get(a.accelerator)
-        model = Models.Language.get(a.model)
+        sc = _scenario(a)
+        accel, model = sc.accelerator, sc.model
         node = Systems.Nodes.get(a.node) if a.node else None
     except MlsysimError as exc:
         raise _BadInput(str(exc)) from None
-    v = reference_values(accel, model, node, weight_precision=a.weight_precision, kv_bytes=a.kv_bytes,
-                         context=a.context)
+    kv_bytes = a.kv_bytes if a.kv_bytes is not None else sc.kv_bytes.to("byte").magnitude
+    v = reference_values(accel, model, node, weight_precision=a.weight_precision, kv_bytes=kv_bytes,
+                         context=sc.context, batch=sc.batch)
     if a.json:
         json.dump(dataclasses.asdict(v), out, indent=2, sort_keys=True)
         out.write("\n")
@@ -181,6 +211,8 @@ def _cmd_reference(a, out) -> None:
     rows = [
         ("Accelerator / model / node", f"{accel.display_name} / {model.display_name} / {v.node or 'n/a'}"),
         ("Weight precision", v.weight_precision),
+        ("Memory bandwidth / peak rate", f"{_show(v.bandwidth_bytes_per_s / 1e12, 2)} TB/s / "
+                                         f"{_show(v.peak_flop_per_s / 1e12, 1)} Tflop/s"),
         ("Ridge point", f"{_show(v.ridge_flop_per_byte)} FLOP/byte"),
         ("Decode floor per output token", f"{_show(v.decode_floor_s * 1e3, 2)} ms"),
         ("Prefill time per prompt token", f"{_show(v.prefill_per_token_s * 1e6, 2)} µs"),
@@ -192,12 +224,43 @@ def _cmd_reference(a, out) -> None:
         ("Attention-state pool per node",
          "n/a" if v.node_kv_pool_bytes is None else f"{_show(v.node_kv_pool_bytes / 1e9, 1) if v.node_kv_pool_bytes else '0'} GB"),
         ("Resident trajectories per node", "n/a" if v.resident_trajectories is None else f"{v.resident_trajectories:,}"),
+        (f"Batched decode step at {v.batch:,} streams", f"{_show(v.batched_step_s * 1e3, 2)} ms"),
     ]
     width = max(len(k) for k, _ in rows)
     for k, val in rows:
         out.write(f"{k:<{width}}  {val}\n")
     if v.note:
         out.write(f"note: {v.note}\n")
+
+
+def _cmd_lecture(a, out) -> None:
+    """The standing session of Lecture 19 (its cells' physics, mlsysim.physics.agent) for the options."""
+    from . import physics as P
+    free = {k: getattr(a, k) for k, f in FREE.items() if f.chapter == "lecture" and getattr(a, k) is not None}
+    try:
+        sc = scenario(a.accelerator, None, None, **free)
+    except InputError as exc:
+        key, _, rest = str(exc).partition(": ")
+        raise _BadInput(f"--{key.removeprefix('lecture_').replace('_', '-')}: {rest}" if key in FREE else str(exc)) from None
+    L = sc.lecture
+    base = Models.Language.get("Llama2_7B")   # the lecture's 7B (its cell's registry entry), with its kv_heads
+    model = base.replace(kv_heads=L.kv_heads, parameters=base.parameters)
+    k = P.kv_bytes_per_token(model, PRECISION_BYTES["bf16"])
+    K = P.kv_bytes_at(L.context, k)
+    t_w, t_a = P.prefill_time_per_token_split(model.parameters, model.layers, model.hidden_dim, L.context, L.prefill_rate)
+    v = {"accelerator": sc.accelerator.name, "kv_heads": L.kv_heads, "context": L.context,
+         "kv_bytes_per_token": k.to("byte").magnitude, "session_bytes": K.to("byte").magnitude,
+         "sessions_per_card": P.sessions_per_card(L.kv_budget, K), "duty_cycle": P.duty_cycle(L.t_model, L.t_tool),
+         "prefill_per_token_s": (t_w + t_a).to("second").magnitude,
+         "keep_swap_break_even_s": P.keep_swap_break_even(K, L.link_bandwidth).to("second").magnitude,
+         "keep_discard_break_even_s": P.keep_discard_break_even(t_w + t_a, L.kv_budget, k).to("second").magnitude,
+         "link_bandwidth_bytes_per_s": L.link_bandwidth.to("byte/second").magnitude}
+    if a.json:
+        json.dump(v, out, indent=2, sort_keys=True)
+        out.write("\n")
+        return
+    for name, val in v.items():
+        out.write(f"{name:<28} {val if isinstance(val, (int, str)) else _show(val, 4)}\n")
 
 
 def _cmd_calibrate(a, out) -> None:
@@ -250,6 +313,8 @@ def main(argv=None) -> int:
             _cmd_show(args.name, sys.stdout)
         elif args.cmd == "calibrate":
             _cmd_calibrate(args, sys.stdout)
+        elif args.cmd == "lecture":
+            _cmd_lecture(args, sys.stdout)
         else:
             _cmd_reference(args, sys.stdout)
     except (_BadInput, MlsysimError, ValueError) as exc:

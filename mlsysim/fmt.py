@@ -201,12 +201,17 @@ _TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 
 
 def fmt_words(n) -> Fmt:
-    """A whole number from 0 to 99 in English words: ``fmt_words(29) == "twenty-nine"``."""
+    """A whole number from 0 to 99 in English words: ``fmt_words(29) == "twenty-nine"``. Inside
+    :func:`adaptive` (a chapter recomputed for other inputs) a number outside 0..99, or one that words would
+    round by more than 5 %, prints as digits."""
     v = _magnitude(n)
     i = int(_round(v, 0))
+    off = v != i and abs(v - i) / max(abs(v), 1e-12) > MAX_DISPLAY_ERROR
+    if (off or not 0 <= i <= 99) and _adapting():
+        return fmt(v, 0)   # recomputed for other inputs: digits (with the decimals fmt needs) where words cannot say it
     if not 0 <= i <= 99:
         raise ValueError(f"fmt_words spells 0..99, got {v}")
-    if v != i and abs(v - i) / max(abs(v), 1e-12) > MAX_DISPLAY_ERROR:
+    if off:
         raise FormatPrecisionError(f"{v!r} spelled as {i} would be {abs(v - i) / abs(v):.0%} off")
     if i < 20:
         return Fmt(_ONES[i])

@@ -229,7 +229,8 @@ SCHEMAS: dict[str, dict[str, tuple]] = {
     "link": {"display_name": ("text", True), "bandwidth": ("sourced", True)},
     "node": {"display_name": ("text", True), "accelerator": ("text", True), "accelerators_per_node": ("sourced", True),
              "host_memory": ("sourced", False), "host_link": ("text", False), "interconnect": ("text", False)},
-    "reference": {"accelerator": ("text", True), "model": ("text", True), "weight_precision": ("text", True)},
+    "reference": {"accelerator": ("text", True), "model": ("text", True), "weight_precision": ("text", True),
+                  "inputs": ("table", True), "lecture": ("table", True)},   # scenario inputs: mlsysim.scenario checks them
 }
 
 #: the form of a registry name: what ``Hardware.Cloud.<name>`` in a cell and the CLI accept

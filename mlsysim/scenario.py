@@ -1,13 +1,23 @@
-"""The appendix's reference hardware, or the reader's choice of it.
+"""The appendix's reference hardware and scenario, or the reader's choice of them.
 
-The appendix's cells LOAD the accelerator, model, node and weight precision from
-:func:`reference_scenario` instead of naming registry entries themselves. By default that is the
-book's reference, :data:`REFERENCE` (``data/reference.toml``: an H100 in a DGX H100 serving
-Llama-3.1-70B with 8-bit weights). Code that computes a chapter for another choice says so
-explicitly::
+The appendix's cells LOAD the accelerator, model, node, weight precision and the scenario's inputs
+(context length, key/value precision, batch) from :func:`reference_scenario` instead of naming
+registry entries or typing numbers themselves; the lecture's cells LOAD theirs from
+:func:`lecture_scenario`. By default that is the book's reference, :data:`REFERENCE` and
+:data:`INPUTS` (``data/reference.toml``: an H100 in a DGX H100 serving Llama-3.1-70B with 8-bit
+weights, 32,768-token trajectories, 16-bit keys and values). Code that computes a chapter for another
+choice says so explicitly::
 
     with mlsysim.scenario.use({"accelerator": "B200", "model": "Llama3_3_70B"}):
         ...   # the cells' reference_scenario() is that choice here
+    with mlsysim.scenario.use({"accelerator": "H100", "bandwidth": "6 TB/s", "context": 200000}):
+        ...   # free inputs: the H100 with a 6 TB/s memory, 200k-token trajectories
+
+A choice's free inputs (:data:`FREE`) are numbers in the units the page shows them (``6`` is 6 TB/s
+for ``bandwidth``) or quantity strings (``"6 TB/s"``); each is validated here, and a bad one raises
+:class:`InputError` with one line naming the input and its range. ``bandwidth``, ``peak`` and
+``capacity`` replace the accelerator's own values (its node carries the changed accelerator), so cells
+that read the accelerator from the scenario follow them without any change.
 
 Where the chosen accelerator publishes no 8-bit rate, the nearest precision it does publish is used
 (same bytes per value first, then the nearest wider one), and :attr:`Scenario.precision_note` says so.
@@ -16,39 +26,190 @@ reference itself (how the chapters word it) are computed from it.
 """
 from __future__ import annotations
 
+import dataclasses
+import math
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
-from .errors import RegistryError, UnknownEntryError
-from .registry import DATA_DIR, SCHEMAS, Accelerator, Hardware, Model, Models, Node, Systems, read_checked
-from .units import PRECISION_BYTES
+from .errors import MlsysimError, RegistryError, UnknownEntryError
+from .registry import (DATA_DIR, SCHEMAS, Accelerator, Compute, Hardware, Memory, Model, Models, Node, Systems,
+                       read_checked)
+from .units import PRECISION_BYTES, Q_
 
-def _load_reference() -> Mapping[str, str]:
+
+class InputError(MlsysimError, ValueError):
+    """A free input outside its range (one line naming the input, its unit and its range)."""
+
+
+def _load() -> tuple[Mapping[str, str], Mapping[str, Any], Mapping[str, Any]]:
     """``reference.toml`` of the registry's data folder, checked like every registry file; its names must
-    be registry entries and its precision one the registry knows (a RegistryError naming the field)."""
+    be registry entries and its precision one the registry knows (a RegistryError naming the field). Its
+    ``[inputs]`` and ``[lecture]`` tables are checked once :data:`FREE` is declared (:func:`_check_inputs`)."""
     data = read_checked("reference.toml", SCHEMAS["reference"])
     where = f"{DATA_DIR / 'reference.toml'}"
-    for field, table in (("accelerator", Hardware.Cloud), ("model", Models.Language)):
-        if data[field] not in table.names():
-            raise RegistryError(f"{where}: {field}: {data[field]!r} is not in the registry "
+    for name, table in (("accelerator", Hardware.Cloud), ("model", Models.Language)):
+        if data[name] not in table.names():
+            raise RegistryError(f"{where}: {name}: {data[name]!r} is not in the registry "
                                 f"(known: {', '.join(table.names())})")
     if data["weight_precision"] not in PRECISION_BYTES:
         raise RegistryError(f"{where}: weight_precision: unknown precision {data['weight_precision']!r}; "
                             f"use one of {', '.join(PRECISION_BYTES)}")
-    return MappingProxyType({"accelerator": data["accelerator"], "model": data["model"],
-                             "precision": data["weight_precision"]})
+    ref = MappingProxyType({"accelerator": data["accelerator"], "model": data["model"],
+                            "precision": data["weight_precision"]})
+    return ref, MappingProxyType(dict(data.get("inputs", {}))), MappingProxyType(dict(data.get("lecture", {})))
 
 
 #: the book's reference choice (``data/reference.toml``): accelerator, model and weight precision
-REFERENCE = _load_reference()
+#: :data:`INPUTS`: the appendix's scenario inputs; :data:`LECTURE`: the lecture's
+REFERENCE, INPUTS, LECTURE = _load()
 #: when a precision is not published and none of the same width is: try these, nearest first
 FALLBACK_ORDER = ("fp8", "int8", "bf16", "fp16", "fp4", "tf32", "fp32", "fp64")
+
+
+@dataclass(frozen=True)
+class Free:
+    """One free input: its key in a choice (and in the page's address), the unit the page shows it in,
+    what it is (for messages), its kind (``quantity``, ``tokens``, ``count``, ``precision``), and which
+    chapter reads it (``appendix`` or ``lecture``)."""
+    key: str
+    unit: str
+    what: str
+    kind: str
+    chapter: str
+    label: Mapping[str, str] = field(default_factory=dict)     # the page's label, {en, zh}
+
+    def reference(self, sc_accel: Accelerator | None = None, precision: str | None = None):
+        """The reference value in the page's unit (a number, or a precision name)."""
+        if self.key == "bandwidth":
+            return sc_accel.memory.bandwidth.to(self.unit).magnitude
+        if self.key == "peak":
+            return sc_accel.compute.peak(precision).to(self.unit).magnitude
+        if self.key == "capacity":   # as the vendor labels it: 80 GiB is "80 GB" (see _capacity)
+            q = sc_accel.memory.capacity
+            return q.magnitude if str(q.units) in ("gibibyte", "gigabyte") else q.to("GB").magnitude
+        table = INPUTS if self.chapter == "appendix" else LECTURE
+        v = table[self.key.removeprefix("lecture_")]
+        return Q_(v).to(self.unit).magnitude if self.kind == "quantity" else v
+
+
+def _f(key, unit, what, kind, chapter, en, zh) -> Free:
+    return Free(key, unit, what, kind, chapter, MappingProxyType({"en": en, "zh": zh}))
+
+
+#: every free input a choice may set, in the order the page offers them
+FREE: Mapping[str, Free] = MappingProxyType({f.key: f for f in (
+    _f("bandwidth", "TB/s", "the accelerator's memory bandwidth", "quantity", "appendix", "Memory bandwidth β", "内存带宽 β"),
+    _f("peak", "Tflop/s", "the accelerator's dense peak rate at the weight precision", "quantity", "appendix",
+       "Peak rate π", "峰值算力 π"),
+    _f("capacity", "GB", "the accelerator's memory capacity (the vendor's GB label)", "quantity", "appendix",
+       "Memory per accelerator", "每个加速器的内存"),
+    _f("kv_precision", "", "the precision keys and values are stored at", "precision", "appendix",
+       "Key/value precision", "键值精度"),
+    _f("context", "tokens", "the context length of a long agent trajectory", "tokens", "appendix",
+       "Context length", "上下文长度"),
+    _f("batch", "streams", "the streams decoding on one server", "count", "appendix", "Batch", "批大小"),
+    _f("lecture_kv_heads", "heads", "the lecture model's key-value heads", "count", "lecture",
+       "Key-value heads", "键值头数"),
+    _f("lecture_context", "tokens", "the standing session's context length", "tokens", "lecture",
+       "Session context", "会话上下文"),
+    _f("lecture_kv_budget", "GB", "the card's key/value budget", "quantity", "lecture", "KV budget", "KV 预算"),
+    _f("link_bandwidth", "GB/s", "the host link's bandwidth (one direction)", "quantity", "lecture",
+       "Host link bandwidth", "主机链路带宽"),
+    _f("prefill_rate", "Tflop/s", "the effective prefill rate", "quantity", "lecture", "Prefill rate", "预填充速率"),
+    _f("t_model", "s", "the task's model time (all steps)", "quantity", "lecture", "Model time", "模型时间"),
+    _f("t_tool", "s", "the task's tool time (all steps)", "quantity", "lecture", "Tool time", "工具时间"),
+)})
 #: the keys a choice may name
-CHOICE_KEYS = ("accelerator", "model", "precision")
+CHOICE_KEYS = ("accelerator", "model", "precision", *FREE)
+
+
+def _number(f: Free, value: Any) -> float:
+    """``value`` (a number in ``f.unit``, or a quantity string) as a finite number in ``f.unit``."""
+    hint = f"{f.key}: expected {f.what}" + (f" in {f.unit}" if f.unit else "")
+    if isinstance(value, bool):
+        raise InputError(f"{hint}, got {value!r}")
+    if isinstance(value, (int, float)):
+        x = float(value)
+    else:
+        text = str(value).strip()
+        try:
+            x = float(text)
+        except ValueError:
+            if f.kind != "quantity":
+                raise InputError(f"{hint}, a whole number, got {text!r}") from None
+            try:
+                q = Q_(text)
+                x = float(q.to(f.unit).magnitude)
+            except Exception:  # noqa: BLE001 - pint's many parse and dimension errors: one message
+                raise InputError(f"{hint} (a number, or a quantity such as '6 {f.unit}'), got {text!r}") from None
+    if not math.isfinite(x) or x <= 0:
+        raise InputError(f"{hint}, a finite number above 0, got {value!r}")
+    return x
+
+
+def _whole(f: Free, value: Any, upper: int | None = None, upper_why: str = "") -> int:
+    x = _number(f, value)
+    if x != int(x):
+        raise InputError(f"{f.key}: expected {f.what}, a whole number of {f.unit}, got {value!r}")
+    if upper is not None and x > upper:
+        raise InputError(f"{f.key}: {int(x):,} {f.unit} exceeds {upper_why} of {upper:,} {f.unit}; "
+                         f"choose at most {upper:,}")
+    return int(x)
+
+
+def _precision_name(key: str, value: Any, what: str) -> str:
+    p = str(value).strip()
+    if p not in PRECISION_BYTES:
+        raise InputError(f"{key}: unknown precision {p!r} for {what}; use one of {', '.join(PRECISION_BYTES)}")
+    return p
+
+
+def _check_inputs() -> None:
+    """``[inputs]`` and ``[lecture]`` of ``reference.toml``: every free input that is not the accelerator's
+    own (bandwidth, peak, capacity) stated once, in range, and nothing else (a RegistryError naming it)."""
+    where = DATA_DIR / "reference.toml"
+    for table_name, table, chapter in (("inputs", INPUTS, "appendix"), ("lecture", LECTURE, "lecture")):
+        wanted = {f.key.removeprefix("lecture_"): f for f in FREE.values()
+                  if f.chapter == chapter and f.key not in ("bandwidth", "peak", "capacity")}
+        for key in table:
+            if key not in wanted:
+                raise RegistryError(f"{where}: {table_name}.{key}: unknown field "
+                                    f"(known: {', '.join(table_name + '.' + k for k in wanted)})")
+        for key, f in wanted.items():
+            if key not in table:
+                raise RegistryError(f"{where}: {table_name}.{key}: missing field ({f.what})")
+            try:
+                if f.kind == "precision":
+                    _precision_name(f.key, table[key], f.what)
+                elif f.kind == "quantity":
+                    if not isinstance(table[key], str):
+                        raise InputError(f"expected a quantity in quotes such as '1 {f.unit}', got {table[key]!r}")
+                    _number(f, table[key])
+                else:
+                    if not isinstance(table[key], int) or isinstance(table[key], bool):
+                        raise InputError(f"expected a whole number, got {table[key]!r}")
+                    _whole(f, table[key])
+            except InputError as e:
+                raise RegistryError(f"{where}: {table_name}.{key}: {str(e).removeprefix(f.key + ': ')}") from None
+
+
+_check_inputs()
+
+
+@dataclass(frozen=True)
+class LectureInputs:
+    """The lecture's scenario (``[lecture]`` of ``data/reference.toml``, or the reader's values)."""
+    kv_heads: int
+    context: int
+    kv_budget: Any          # bytes
+    link_bandwidth: Any     # byte/s, one direction
+    prefill_rate: Any       # flop/s
+    t_model: Any            # s
+    t_tool: Any             # s
 
 
 @dataclass(frozen=True)
@@ -58,11 +219,22 @@ class Scenario:
     node: Node | None
     weight_precision: str
     wanted_precision: str
+    kv_precision: str = "bf16"
+    context: int = 32_768
+    batch: int = 64
+    lecture: LectureInputs | None = None
+    #: the free inputs the choice set, as given, by key (empty for a registry choice)
+    free: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def kv_bytes(self):
+        """Bytes per stored key/value element at :attr:`kv_precision` (a quantity)."""
+        return PRECISION_BYTES[self.kv_precision]
 
     @property
     def is_reference(self) -> bool:
         return (self.accelerator.name, self.model.name, self.weight_precision) == (
-            REFERENCE["accelerator"], REFERENCE["model"], REFERENCE["precision"])
+            REFERENCE["accelerator"], REFERENCE["model"], REFERENCE["precision"]) and not self.free
 
     @property
     def precision_note(self) -> str:
@@ -88,14 +260,72 @@ def nearest_precision(accel: Accelerator, want: str) -> str:
     return next((p for p in FALLBACK_ORDER if p in have), have[0])
 
 
-def scenario(accelerator: str | None = None, model: str | None = None, precision: str | None = None) -> Scenario:
-    """A scenario from registry names (the reference's where a name is not given)."""
+def _capacity(accel: Accelerator, gb: float):
+    """A capacity typed as the vendor labels it: a whole number in the unit the accelerator's own capacity
+    is published in (80 on an H100 is 80 GiB, labelled "80 GB"; 141 on an H200 is 141 GB); else decimal GB."""
+    unit = str(accel.memory.capacity.units)
+    if gb == int(gb) and unit in ("gibibyte", "gigabyte"):
+        return Q_(int(gb), unit)
+    return Q_(gb, "gigabyte")
+
+
+def with_hardware(accel: Accelerator, precision: str, *, bandwidth=None, peak=None, capacity=None) -> Accelerator:
+    """``accel`` with its memory bandwidth, dense peak at ``precision`` or memory capacity replaced
+    (quantities; None keeps the registry's). The sparse figure of a replaced precision is dropped."""
+    if bandwidth is None and peak is None and capacity is None:
+        return accel
+    mem = Memory(capacity if capacity is not None else accel.memory.capacity,
+                 bandwidth if bandwidth is not None else accel.memory.bandwidth)
+    comp = accel.compute
+    if peak is not None:
+        dense = dict(comp.precision_flops)
+        dense[precision] = peak
+        sparse = {k: v for k, v in comp.sparse_flops.items() if k != precision}
+        comp = Compute(MappingProxyType(dense), MappingProxyType(sparse), comp.owner)
+    return dataclasses.replace(accel, memory=mem, compute=comp)
+
+
+def _lecture_inputs(free: Mapping[str, Any]) -> LectureInputs:
+    def q(key: str, unit: str):
+        f = FREE[key]
+        return Q_(_number(f, free[key]) if key in free else f.reference(), f.unit).to(unit)
+    heads = FREE["lecture_kv_heads"]
+    kv_heads = _whole(heads, free["lecture_kv_heads"]) if "lecture_kv_heads" in free else heads.reference()
+    ctx = FREE["lecture_context"]
+    context = _whole(ctx, free["lecture_context"]) if "lecture_context" in free else ctx.reference()
+    return LectureInputs(kv_heads=int(kv_heads), context=int(context), kv_budget=q("lecture_kv_budget", "GB"),
+                         link_bandwidth=q("link_bandwidth", "GB/s"), prefill_rate=q("prefill_rate", "flop/second"),
+                         t_model=q("t_model", "second"), t_tool=q("t_tool", "second"))
+
+
+def scenario(accelerator: str | None = None, model: str | None = None, precision: str | None = None,
+             **free: Any) -> Scenario:
+    """A scenario from registry names (the reference's where a name is not given) and free inputs."""
+    unknown = sorted(set(free) - set(FREE))
+    if unknown:
+        raise UnknownEntryError(f"unknown input {', '.join(unknown)}; a choice may name {', '.join(CHOICE_KEYS)}")
+    free = {k: v for k, v in free.items() if v is not None and str(v).strip() != ""}
     a = Hardware.Cloud.get(accelerator or REFERENCE["accelerator"])
     m = Models.Language.get(model or REFERENCE["model"])
     want = precision or REFERENCE["precision"]
     if want not in PRECISION_BYTES:
         raise UnknownEntryError(f"unknown precision {want!r}; available: {', '.join(PRECISION_BYTES)}")
-    return Scenario(a, m, node_for(a), nearest_precision(a, want), want)
+    used = nearest_precision(a, want)
+    hw = {k: Q_(_number(FREE[k], free[k]), FREE[k].unit) for k in ("bandwidth", "peak") if k in free}
+    if "capacity" in free:
+        hw["capacity"] = _capacity(a, _number(FREE["capacity"], free["capacity"]))
+    a = with_hardware(a, used, **hw)
+    node = node_for(a)
+    if node is not None and node.accelerator is not a:
+        node = dataclasses.replace(node, accelerator=a)
+    kv = (_precision_name("kv_precision", free["kv_precision"], "keys and values") if "kv_precision" in free
+          else str(INPUTS.get("kv_precision", "bf16")))
+    ctx = FREE["context"]
+    context = (_whole(ctx, free["context"], m.context_length, f"{m.display_name}'s context window")
+               if "context" in free else int(INPUTS.get("context", 32_768)))
+    batch = _whole(FREE["batch"], free["batch"]) if "batch" in free else int(INPUTS.get("batch", 64))
+    return Scenario(a, m, node, used, want, kv_precision=kv, context=context, batch=batch,
+                    lecture=_lecture_inputs(free), free=MappingProxyType(dict(free)))
 
 
 @lru_cache(maxsize=1)
@@ -107,8 +337,9 @@ def reference() -> Scenario:
 _ACTIVE: ContextVar[Scenario | None] = ContextVar("mlsysim_scenario", default=None)
 
 
-def from_choice(choice: Mapping[str, str] | Scenario | None) -> Scenario:
-    """A scenario from a choice ``{"accelerator": ..., "model": ..., "precision": ...}`` (any key may be left out)."""
+def from_choice(choice: Mapping[str, Any] | Scenario | None) -> Scenario:
+    """A scenario from a choice ``{"accelerator": ..., "model": ..., "precision": ..., <free inputs>}``
+    (any key may be left out)."""
     if choice is None:
         return reference()
     if isinstance(choice, Scenario):
@@ -116,11 +347,12 @@ def from_choice(choice: Mapping[str, str] | Scenario | None) -> Scenario:
     unknown = sorted(set(choice) - set(CHOICE_KEYS))
     if unknown:
         raise UnknownEntryError(f"a choice names {', '.join(unknown)}; it may name {', '.join(CHOICE_KEYS)}")
-    return scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision"))
+    return scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision"),
+                    **{k: v for k, v in choice.items() if k in FREE})
 
 
 @contextmanager
-def use(choice: Mapping[str, str] | Scenario | None):
+def use(choice: Mapping[str, Any] | Scenario | None):
     """Compute for ``choice`` inside the ``with`` block: :func:`reference_scenario` returns it there."""
     token = _ACTIVE.set(from_choice(choice))
     try:
@@ -132,3 +364,10 @@ def use(choice: Mapping[str, str] | Scenario | None):
 def reference_scenario() -> Scenario:
     """The scenario the appendix is computed for: the choice in :func:`use`, else the reference."""
     return _ACTIVE.get() or reference()
+
+
+def lecture_scenario() -> Scenario:
+    """The scenario the lecture is computed for (its inputs are :attr:`Scenario.lecture`): the choice in
+    :func:`use`, else the reference. The same object as :func:`reference_scenario`; the name says which
+    chapter's inputs a cell reads."""
+    return reference_scenario()

@@ -44,3 +44,12 @@ fi
 # the Jupyter kernel Quarto runs the chapters in (their front matter names it): Python with the book's inline
 # values marked as bookbuild marks them (bookbuild/quarto/kernel.py)
 "$VENV/bin/python" -m bookbuild.quarto install-kernel >/dev/null
+
+# The HTML book's live mode runs the chapters' cells in the reader's browser: Pyodide's core (npm) and
+# pint's wheels (PyPI), pinned with their hashes in bookbuild/book/live/vendor.toml, into vendor/live/
+# (gitignored). The build only copies them; it never downloads. MLSYSIM_SKIP_LIVE=1 skips this step
+# (the book is then built without live mode, and its control says so).
+if [ "${MLSYSIM_SKIP_LIVE:-0}" != 1 ]; then
+  command -v npm >/dev/null || { echo "setup: npm is needed to vendor Pyodide for live mode (or set MLSYSIM_SKIP_LIVE=1)" >&2; exit 1; }
+  "$VENV/bin/python" scripts/vendor_live.py
+fi

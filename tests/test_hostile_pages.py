@@ -101,3 +101,21 @@ def test_a_value_without_markup_characters_is_unchanged_and_every_markup_charact
     assert markdown_text("- item") == "\\- item" and markdown_text("1. item") == "1\\. item"
     assert markdown_text("two\nlines") == "two lines"
     assert value_span("Ref.x_str", "<i>") == '[\\<i\\>]{.mlsysim-v data-attr="Ref.x_str"}'
+
+
+def test_a_layer_may_add_only_compiling_webassembly_to_a_pages_policy(tmp_path):
+    import pytest
+    from bookbuild.render.additions import Additions, PageAddition
+    from bookbuild.render.html import content_policy
+    strict = content_policy([])
+    wasm = content_policy([], {"script-src": ["'wasm-unsafe-eval'"]})
+    assert "'wasm-unsafe-eval'" not in strict
+    assert wasm == strict.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")   # nothing else changes
+    for wider in ({"script-src": ["'unsafe-eval'"]}, {"script-src": ["https://cdn.example.org"]},
+                  {"script-src": ["blob:"]}, {"connect-src": ["*"]}, {"worker-src": ["'wasm-unsafe-eval'"]}):
+        with pytest.raises(ValueError, match="may gain only"):
+            content_policy([], wider)
+        with pytest.raises(ValueError, match="may gain only"):
+            Additions(pages={"a.html": PageAddition(policy=wider)}).write(tmp_path)
+    Additions(pages={"a.html": PageAddition(policy={"script-src": ["'wasm-unsafe-eval'"]})}).write(tmp_path)
+    assert Additions.read(tmp_path).pages["a.html"].policy == {"script-src": ["'wasm-unsafe-eval'"]}

@@ -366,12 +366,34 @@ def test_a_file_of_plain_fields_is_checked_the_same_way(tmp_path):
     """reference.toml (the book's reference choice) through registry.read_checked."""
     from mlsysim.errors import RegistryError
     from mlsysim.registry import SCHEMAS, read_checked
-    assert read_checked("reference.toml", SCHEMAS["reference"], DATA) == {
+    ref = read_checked("reference.toml", SCHEMAS["reference"], DATA)
+    assert {k: ref[k] for k in ("accelerator", "model", "weight_precision")} == {
         "accelerator": "H100", "model": "Llama3_1_70B", "weight_precision": "fp8"}  # the book's reference
+    assert set(ref) - {"accelerator", "model", "weight_precision"} <= {"inputs", "lecture"}  # the scenario's tables
     data = data_copy(tmp_path, "reference.toml", 'accelerator = "H100"', 'acelerator = "H100"')
     with pytest.raises(RegistryError, match=re.escape(f"{data / 'reference.toml'}: acelerator: unknown field; "
                                                       "did you mean 'accelerator'?")):
         read_checked("reference.toml", SCHEMAS["reference"], data)
+
+
+@pytest.mark.parametrize("old, new, where, words", [
+    ("batch = 64 ", 'batch = "x"', "inputs.batch", "expected a whole number, got 'x'"),
+    ("context = 32768 ", "context = 0", "inputs.context", "a finite number above 0, got 0"),
+    ('kv_precision = "bf16"', 'kv_precision = "bf17"', "inputs.kv_precision", "unknown precision 'bf17'"),
+    ("batch = 64 ", "batsh = 64", "inputs.batsh", "unknown field (known: inputs.kv_precision, inputs.context, inputs.batch)"),
+    ('t_tool = "30 s"', 't_tool = "30 m"', "lecture.t_tool", "expected the task's tool time (all steps) in s"),
+    ('link_bandwidth = "64 GB/s"', "link_bandwidth = 64", "lecture.link_bandwidth", "a quantity in quotes"),
+    ("kv_heads = 8 ", "kv_heads = 8.5", "lecture.kv_heads", "expected a whole number, got 8.5"),
+    ('t_model = "30 s"', "", "lecture.t_model", "missing field (the task's model time (all steps))"),
+    ("[lecture]", "[lectur]", "lectur", "unknown table; did you mean 'lecture'?"),
+])
+def test_the_scenario_inputs_of_reference_toml_are_checked_in_one_line(tmp_path, untouched, old, new, where, words):
+    data = data_copy(tmp_path, "reference.toml", old, new)
+    r = mlsysim_cli(tmp_path, data, "reference")
+    assert r.returncode == 2 and r.stdout == ""
+    line = one_line(r)
+    assert line.startswith(f"mlsysim: error: {data / 'reference.toml'}: {where}"), line
+    assert words in line, line
 
 
 def test_load_registry_is_split_into_small_functions():

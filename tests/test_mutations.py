@@ -44,7 +44,7 @@ def test_faster_memory_breaks_the_two_orders_of_magnitude_claim(tmp_path):
 
 def test_shorter_agent_context_breaks_the_concurrency_guard(tmp_path):
     root = copy_with_edits(ROOT, tmp_path / "book",
-                           {"appendix/_cells/serving-ref.qmd": ("s_agent = 32_768", "s_agent = 16_384")},
+                           {"mlsysim/data/reference.toml": ("context = 32768", "context = 16384")},   # the cells' s_agent
                            ignore=("_build", "_book", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info"))
     r = _check(root)
     assert r.returncode == 1

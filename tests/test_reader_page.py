@@ -314,7 +314,7 @@ def test_links_to_the_lecture_carry_the_choice_and_the_lecture_notes_it(open_pag
     # the lecture has no variants: it says its numbers are the reference's, and carries the choice on
     note = page.locator(".mlsysim-lecture-note")
     assert note.count() == 1 and "reference hardware" in note.inner_text() and "B200" in note.inner_text()
-    assert page.locator("#mlsysim-choice").count() == 0
+    assert page.locator("#mlsysim-choice select").count() == 0    # no hardware choice: only live mode's control
     assert "accelerator=B200" in page.get_attribute("a.lang-switch", "href")
     # and its numbers explain themselves from the provenance alone
     span = page.locator(".mlsysim-v").first

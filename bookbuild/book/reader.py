@@ -16,6 +16,7 @@ from typing import Any
 
 from ..render.pages import page_for
 from ..render.additions import Additions, PageAddition
+from . import live as L
 from .provenance import pack
 
 ASSETS = Path(__file__).parent / "assets"
@@ -48,9 +49,13 @@ def assets() -> dict[str, Path]:
     return out
 
 
-def additions(lang: str, chapters: list[tuple[str, str, dict, dict | None]]) -> Additions:
-    """``chapters``: (source, executed markdown, provenance explanations, compact variants or None)."""
+def additions(lang: str, chapters: list[tuple[str, str, dict, dict | None]], live: dict | None = None) -> Additions:
+    """``chapters``: (source, executed markdown, provenance explanations, compact variants or None).
+    ``live``: live mode (:mod:`.live`): ``runtime`` (:func:`.live.write_runtime`'s result) and ``pages``
+    (source -> :func:`.live.page_data`)."""
     out = Additions(assets=assets())
+    runtime = (live or {}).get("runtime") or {}
+    out.assets.update(runtime.get("assets", {}))
     for source, markdown, provenance, variants in chapters:
         page = page_for(source)
         add = PageAddition()
@@ -64,6 +69,13 @@ def additions(lang: str, chapters: list[tuple[str, str, dict, dict | None]]) -> 
             data["provenance"] = pack(provenance)
         if variants is not None:
             data["variants"] = variants
+        live_page = (live or {}).get("pages", {}).get(source)
+        if live_page is not None:   # live mode: its data beside the page, loaded on demand; a pointer here
+            add.files[L.data_file(page)] = json.dumps(dict(live_page, lang=lang), ensure_ascii=False,
+                                                      sort_keys=True, separators=(",", ":")) + "\n"
+            data["live"] = L.page_pointer(page, runtime.get("version"), runtime.get("unavailable"))
+            if not runtime.get("unavailable"):   # Pyodide compiles its WebAssembly: this page's policy allows that
+                add.policy = dict(L.PAGE_POLICY)
         if data:
             add.files[data_file(page)] = data_script(data, lang)
             add.scripts += [(data_file(page), True), (READER_JS, False)]

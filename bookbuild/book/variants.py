@@ -1,15 +1,16 @@
 """The appendix for the reader's hardware: every registry accelerator × model, computed at build time.
 
-A chapter whose front matter says ``mlsysim-variants: true`` is run once more per choice, through the
-engine's one runner (:meth:`bookbuild.execute.Runner.run_cells`) with the scenario passed in
-(``with mlsysim.scenario.use(choice)``), guards recorded instead of raised (``mlsysim.guards.recording``)
-and formats that add decimals rather than refuse (``mlsysim.fmt.adaptive``). Only the Python cells run,
+A chapter whose front matter says ``mlsysim-variants: true`` is run once more per choice, through
+:func:`bookbuild.book.live.runtime.run_choice` (the code the reader's browser runs in live mode, shared so
+that the two cannot differ) with the scenario passed in (``with mlsysim.scenario.use(choice)``), guards
+recorded instead of raised (``mlsysim.guards.recording``) and formats that add decimals rather than refuse
+(``mlsysim.fmt.adaptive``). Only the Python cells run,
 figure cells (``fig-`` labels), ``#| variant: false`` cells and ``#| eval: false`` cells left out; the
 English and the Chinese chapter include the same cells, so they share one set of results. Each choice
 yields:
 
 - ``values``: every ``Cls.x_str`` the cells define, as the prose would quote it;
-- ``failed``: the claims (``check``, not an author's ``pin``) that do not hold for that choice (file, line, message in English and, where
+- ``failed``: the guards that do not hold for that choice (file, line, message in English and, where
   the cell gives one, Chinese);
 - the accelerator, model, node and weight precision actually used (and a note when the accelerator
   publishes no 8-bit rate), or ``error`` when the cells cannot compute that choice at all.
@@ -25,8 +26,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import BuildError
-from ..execute import CellTimeout, Hooks, RunOptions, Runner
+from ..execute import CellTimeout, RunOptions
 from ..source import Cell, Document
+from .live import runtime
+
+class_strs = runtime.class_strs   # (where it has always been importable from)
 
 FRONT_MATTER_KEY = "mlsysim-variants"
 
@@ -58,66 +62,51 @@ def choices(data_dir: Path) -> list[dict[str, str]]:
     return [{"accelerator": a, "model": m} for a in names["accelerator"] for m in names["model"]]
 
 
-class VariantHooks(Hooks):
-    """One choice's run: the scenario in use, guards recorded, formats adaptive."""
+def cell_records(doc: Document, which: Callable[[Cell], bool] = keep) -> list[dict[str, Any]]:
+    """The cells ``which`` keeps, in order, as :mod:`.live.runtime` runs them (and the page's live data ships
+    them): file relative to the root, first code line, code, label."""
+    return [{"file": c.body.file, "line": c.body.line, "code": "\n".join(c.code) + "\n", "label": c.label or ""}
+            for c in doc.cells if which(c)]
 
-    def __init__(self, scenario: Any, root: Path):
-        self.scenario, self.root = scenario, Path(root).resolve()
-        self.recorder: Any = None
+
+@contextlib.contextmanager
+def chapter_process(doc: Document, root: Path):
+    """As the engine's runner: the chapter's folder as working directory, the project root first on sys.path."""
+    import os
+    import sys
+    cwd, path = os.getcwd(), list(sys.path)
+    os.chdir((Path(root) / doc.path).parent)
+    if str(Path(root).resolve()) not in sys.path:
+        sys.path.insert(0, str(Path(root).resolve()))
+    try:
+        yield
+    finally:
+        os.chdir(cwd)
+        sys.path[:] = path
+
+
+def _time_limit(seconds: float):
+    from ..execute.limits import arm, disarm
 
     @contextlib.contextmanager
-    def around(self, doc: Document):
-        import mlsysim.scenario as S
-        from mlsysim.fmt import adaptive
-        from mlsysim.guards import recording
-        files = {str((self.root / c.body.file).resolve()) for c in doc.cells}
-        with S.use(self.scenario), recording(accept=lambda f: str(Path(f).resolve()) in files) as rec, adaptive():
-            self.recorder = rec
+    def limit(_cell):
+        arm(seconds)
+        try:
             yield
-
-
-def _rel(file: str, root: Path) -> str:
-    try:
-        return Path(file).resolve().relative_to(root).as_posix()
-    except ValueError:
-        return file
-
-
-def class_strs(ns: dict) -> tuple[dict[str, str], list[str]]:
-    """Every ``Cls.x_str`` string of the classes a chapter's cells defined, and the names of those declared
-    reference-only (``mlsysim.fmt.reference_only``: they describe the reference, whatever the choice)."""
-    out, ref_only = {}, []
-    for name, obj in list(ns.items()):
-        if isinstance(obj, type) and getattr(obj, "__module__", "") == "__main__":
-            for attr, v in vars(obj).items():
-                if attr.endswith("_str") and isinstance(v, str):
-                    out[f"{name}.{attr}"] = str.__str__(v)
-                    if getattr(v, "reference_only", False):
-                        ref_only.append(f"{name}.{attr}")
-    return out, ref_only
+        finally:
+            disarm()
+    return limit
 
 
 def one_choice(doc: Document, opts: RunOptions, choice: dict[str, str], precision: str) -> dict[str, Any]:
-    """The chapter's cells for one choice, in this process."""
-    import mlsysim.scenario as S
-    res: dict[str, Any] = {"choice": choice}
-    try:
-        sc = S.scenario(choice.get("accelerator"), choice.get("model"), precision)
-        res.update(accelerator=sc.accelerator.display_name, model=sc.model.display_name,
-                   node=sc.node.display_name if sc.node else "", precision=sc.weight_precision,
-                   note=sc.precision_note, reference=sc.is_reference)
-        hooks = VariantHooks(sc, opts.root)
-        ns = Runner(doc, opts, hooks).run_cells(keep)
-    except (Exception, CellTimeout) as e:  # noqa: BLE001 - a choice the cells cannot compute is shown as such
-        if isinstance(e, CellTimeout):
-            res["error"] = f"the cells ran longer than {opts.cell_timeout:g} s for this choice"
-        else:
-            res["error"] = " ".join(f"{type(e).__name__}: {e}".split())[:300]
-        return res
-    res["values"], res["reference_only"] = class_strs(ns)
-    res["failed"] = [{"file": _rel(r["file"], opts.root), "line": r["line"], "message": r["message"],
-                      "zh": r.get("zh", "")} for r in hooks.recorder.records
-                     if not r["passed"] and r.get("audience", "reader") == "reader"]   # an author's pin is never shown
+    """The chapter's cells for one choice, in this process, through :func:`.live.runtime.run_choice`: the
+    same code the reader's browser runs in live mode (so a live page and a variant cannot differ)."""
+    root = Path(opts.root).resolve()
+    with chapter_process(doc, root):
+        res, _ = runtime.run_choice(cell_records(doc), choice, root=str(root), precision=precision,
+                                    around_cell=_time_limit(opts.cell_timeout), timeout_types=(CellTimeout,),
+                                    timeout_text=f"the cells ran longer than {opts.cell_timeout:g} s for this choice",
+                                    profile=opts.profile)
     return res
 
 

@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 
 from .. import pool
-from ..book import reader, variants as V
+from ..book import live as L, reader, variants as V
 from ..book.hooks import library_dirs, preload
 from ..cache import sha256_bytes
 from ..errors import BuildFailed
@@ -65,10 +65,33 @@ def compute(build: Build, wanted: list) -> dict[str, list]:
     return {where: pending[k] for where, k in keyed.items()}
 
 
+def live_runtime(build: Build) -> dict:
+    """Live mode's runtime folder (:func:`bookbuild.book.live.write_runtime`), packed once per build."""
+    libs = library_dirs(build.root)
+    return L.write_runtime(build.root, libs[0] if libs else build.root / "mlsysim", build.settings.build_dir / "live")
+
+
+def live_data(build: Build, book, runtime: dict) -> dict:
+    """Live mode's additions for one book (:mod:`bookbuild.book.live`): the runtime folder and each page's cells."""
+    import tomllib
+    try:
+        precision = tomllib.loads((data_dir(build) / "reference.toml").read_text(encoding="utf-8"))["weight_precision"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        precision = "fp8"   # the chapters report the registry's own error
+    pages = {}
+    for ch, ec in zip(book.chapters, build.executed[book.profile]):
+        d = L.page_data(build.documents[ch.path.as_posix()], V.cell_records, V.keep, precision,
+                        ec.extras.get("guard_map"))
+        if d is not None:
+            pages[ch.path.as_posix()] = d
+    return {"runtime": runtime, "pages": pages}
+
+
 def run(build: Build) -> None:
     wanted = [(book, ch, build.documents[ch.path.as_posix()]) for book in build.books for ch in book.chapters
               if V.wanted(build.documents[ch.path.as_posix()])]
     results = compute(build, wanted) if wanted else {}
+    runtime = live_runtime(build)
     for book in build.books:
         chapters = []
         for ch, ec in zip(book.chapters, build.executed[book.profile]):
@@ -78,5 +101,5 @@ def run(build: Build) -> None:
                 reference = {u.expr.strip(): u.value for u in ec.inline}
                 compact = V.compact(data, reference, ec.extras.get("guard_map"))
             chapters.append((ch.path.as_posix(), ec.markdown, ec.extras.get("provenance") or {}, compact))
-        build.additions[book.profile] = out = reader.additions(book.lang, chapters)
+        build.additions[book.profile] = out = reader.additions(book.lang, chapters, live_data(build, book, runtime))
         out.write(build.executed_dir(book.profile))

@@ -14,12 +14,28 @@ from typing import Any
 @dataclass
 class PageAddition:
     """What a page gains: files beside it (book-relative path -> text), style sheets for its head and
-    scripts to load (book-relative path, with ``charset="utf-8"``), in order, at the end of the body, and
-    what the rendered page must hold for them to work (marks: text the book's layer looks for in the page)."""
+    scripts to load (book-relative path, with ``charset="utf-8"``), in order, at the end of the body,
+    what the rendered page must hold for them to work (marks: text the book's layer looks for in the page),
+    and what its scripts need of the page's Content-Security-Policy beyond the book's own folder (policy:
+    directive -> source expressions, each in :data:`POLICY_SOURCES`)."""
     files: dict[str, str] = field(default_factory=dict)
     scripts: list[tuple[str, bool]] = field(default_factory=list)
     styles: list[str] = field(default_factory=list)
     marks: list[str] = field(default_factory=list)
+    policy: dict[str, list[str]] = field(default_factory=dict)
+
+
+#: what a layer may add to a page's policy: compiling WebAssembly (never 'unsafe-eval', 'unsafe-inline',
+#: another host or a scheme): the policy stays the book's own folder only
+POLICY_SOURCES = {"script-src": ("'wasm-unsafe-eval'",)}
+
+
+def check_policy(policy: dict[str, list[str]]) -> None:
+    """Refuse a policy addition that would widen the page's Content-Security-Policy beyond :data:`POLICY_SOURCES`."""
+    for directive, sources in policy.items():
+        bad = [s for s in sources if s not in POLICY_SOURCES.get(directive, ())]
+        if bad:
+            raise ValueError(f"a page's Content-Security-Policy may gain only {POLICY_SOURCES}, not {directive} {bad}")
 
 
 @dataclass
@@ -38,8 +54,9 @@ class Additions:
                 p = folder / "layer" / rel
                 p.parent.mkdir(parents=True, exist_ok=True)
                 p.write_text(text, encoding="utf-8", newline="\n")
+            check_policy(add.policy)
             pages[page] = {"files": sorted(add.files), "scripts": [list(s) for s in add.scripts], "styles": add.styles,
-                           "marks": add.marks}
+                           "marks": add.marks, "policy": {k: list(v) for k, v in sorted(add.policy.items())}}
         data = {"pages": pages, "assets": {k: str(v) for k, v in sorted(self.assets.items())}}
         (folder / self.FILE).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
@@ -55,5 +72,6 @@ class Additions:
             out.pages[page] = PageAddition(
                 files={rel: (folder / "layer" / rel).read_text(encoding="utf-8") for rel in add["files"]},
                 scripts=[(s, bool(c)) for s, c in add["scripts"]], styles=list(add.get("styles", [])),
-                marks=list(add.get("marks", [])))
+                marks=list(add.get("marks", [])), policy={k: list(v) for k, v in add.get("policy", {}).items()})
+            check_policy(out.pages[page].policy)
         return out

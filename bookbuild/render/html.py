@@ -7,7 +7,8 @@ at the end of each page's body. Output is deterministic: no timestamps, sorted J
 Every page carries a Content-Security-Policy (:func:`content_policy`): scripts only from the book's own
 folder and the inline scripts the build wrote (named by their digest), no inline event handlers, no
 ``javascript:`` links, no plugins, nothing from another host; so text that slipped into a page as markup
-still cannot run. It holds for a book opened from disk (``file:``) as for one served.
+still cannot run. It holds for a book opened from disk (``file:``) as for one served. A page whose layer
+runs WebAssembly (live mode) also allows compiling it (``'wasm-unsafe-eval'``), and only that page.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 
 from ..cache import file_digest, sha256_bytes
-from .additions import Additions
+from .additions import Additions, check_policy
 from .filters import Chapter, Context, transform
 from .pages import relpath, source_key
 from .strings import ui
@@ -205,19 +206,28 @@ def inline_script_hashes(html_text: str) -> list[str]:
     return out
 
 
-def content_policy(scripts: list[str]) -> str:
-    """The page's Content-Security-Policy: its own folder only; ``scripts``: the inline scripts allowed.
-    Styles may be inline (pandoc's column widths, plotly's figures); images and fonts may be ``data:``."""
+def content_policy(scripts: list[str], added: dict[str, list[str]] | None = None) -> str:
+    """The page's Content-Security-Policy: its own folder only; ``scripts``: the inline scripts allowed;
+    ``added``: what the layer's scripts need for this page (:attr:`~.additions.PageAddition.policy`, checked
+    by :func:`~.additions.check_policy`: compiling WebAssembly, for live mode). Styles may be inline
+    (pandoc's column widths, plotly's figures); images and fonts may be ``data:``."""
+    added = added or {}
+    check_policy(added)
     return "; ".join([
-        "default-src 'self'", "script-src " + " ".join(["'self'", *scripts]), "style-src 'self' 'unsafe-inline'",
-        "img-src 'self' data:", "font-src 'self' data:", "connect-src 'self'", "object-src 'none'",
-        "base-uri 'none'", "form-action 'none'"])
+        "default-src 'self'", "script-src " + " ".join(["'self'", *scripts, *added.get("script-src", [])]),
+        "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "font-src 'self' data:", "connect-src 'self'",
+        "object-src 'none'", "base-uri 'none'", "form-action 'none'"])
 
 
-def csp_meta(scripts: list[str]) -> str:
+def csp_meta(scripts: list[str], added: dict[str, list[str]] | None = None) -> str:
     """The policy as the page's first tag after its charset (it governs only what follows it)."""
-    policy = html.escape(content_policy(scripts), quote=False).replace('"', "&quot;")
+    policy = html.escape(content_policy(scripts, added), quote=False).replace('"', "&quot;")
     return f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+
+
+def added_policy(site: Site, ch: Chapter) -> dict[str, list[str]]:
+    add = site.additions.pages.get(ch.page)
+    return add.policy if add else {}
 
 
 def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
@@ -232,7 +242,7 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
 <html lang="{e(site.lang)}" data-theme="light">
 <head>
 <meta charset="utf-8">
-{csp_meta(inline_script_hashes(THEME_BOOT + body))}
+{csp_meta(inline_script_hashes(THEME_BOOT + body), added_policy(site, ch))}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="bookbuild (pandoc)">
 <title>{e(page_title)}</title>

@@ -272,9 +272,11 @@
     }
     return n + loose.length;
   }
-  function noteFigures() {
+  function noteFigures(redrawn) {
     each(article.querySelectorAll("figure"), function (f) {
       if (!f.querySelector(".mlsysim-plot, img, svg") || f.closest("#mlsysim-explorer")) return;
+      var plot = f.querySelector(".mlsysim-plot[data-figure]");   /* redrawn by live mode: follows the choice */
+      if (plot && (redrawn || []).indexOf(plot.getAttribute("data-figure")) >= 0) return;
       if (f.id === "mlsysim-explorer-roofline" && explorerSynced) return;   /* follows the choice */
       var n = el("p", "mlsysim-fig-note", L.figNote(refLabel));
       n.setAttribute("role", "note");
@@ -325,26 +327,30 @@
       if (selA && selM) { selA.value = shown[0]; selM.value = shown[1]; }
       return false;
     }
+    return showEntry(c, key === refKey ? null : key, choiceText(c), lines, a, m);
+  }
+  /* show entry c (a precomputed choice, or one live mode computed: c.values by attribute); key null = the reference */
+  function showEntry(c, key, label, lines, a, m) {
     clearMarks();
     var idx = {};
-    V.attrs.forEach(function (k, i) { idx[k] = i; });
-    var isRef = key === refKey;
+    if (V && V.attrs) V.attrs.forEach(function (k, i) { idx[k] = i; });
+    var isRef = key === null;
     spans.forEach(function (s) {
       var i = idx[s.getAttribute("data-attr")];
-      var v = (!isRef && i !== undefined && c.v) ? c.v[i] : null;
+      var v = isRef ? null : c.values ? (c.values.hasOwnProperty(s.getAttribute("data-attr")) ? c.values[s.getAttribute("data-attr")] : null)
+        : (i !== undefined && c.v) ? c.v[i] : null;
       var ref = s.getAttribute("data-ref");
       if (v === null || v === undefined) { s.textContent = ref; s.classList.remove("mlsysim-v-changed"); }
       else { s.textContent = v; s.classList.toggle("mlsysim-v-changed", v !== ref); }
     });
     current = isRef ? null : key;
-    currentLabel = choiceText(c);
-    var info = L.node + L.colon + c.node + " · " + L.precision + L.colon + c.precision;
-    lines.unshift({ cls: "mcs-info", text: info });
+    currentLabel = label;
+    if (c.node != null) lines.unshift({ cls: "mcs-info", text: L.node + L.colon + c.node + " · " + L.precision + L.colon + c.precision });
     if (c.note) lines.push({ cls: "mcs-note", text: translateNote(c.note) + L.stop });
     var broken = isRef ? 0 : markClaims(c);
     if (broken) lines.push({ cls: "mcs-broken", text: L.broken(broken) });
-    syncExplorer(a, m);
-    if (!isRef) noteFigures();
+    if (a && m) syncExplorer(a, m);
+    if (!isRef) noteFigures(c.figures);
     setStatus(lines);
     lastLines = lines;
     document.documentElement.setAttribute("data-mlsysim-choice", isRef ? "reference" : key);
@@ -446,9 +452,64 @@
     updateUrl(current ? current.split("|")[0] : V.reference.accelerator, current ? current.split("|")[1] : V.reference.model);
   }
 
+  /* ---------- live mode (assets/live.js, loaded only on demand; see bookbuild/book/live) ----------
+     API for live.js, window.MLSYSIM_READER:
+       show(entry): show a computed entry as if it were a precomputed choice (entry: {key, label, values:
+         {attr: text}, failed: [{file, line, message, zh, protects}], figures: [keys live.js redrew],
+         node?, precision?, note?, choice?: {accelerator, model}}); null entry = the reference.
+       bar, status(lines), lang, params, select: {accelerator, model} (the choice bar's selects or null). */
+  function liveControl(box) {
+    var LV = P.live;
+    if (!LV || !box) return;
+    var row = el("div", "mc-row mc-live");
+    var btn = el("button", "mc-live-open", lang === "zh" ? "在浏览器中实时计算" : "Live: recompute in your browser");
+    btn.type = "button";
+    btn.id = "mlsysim-live-open";
+    row.appendChild(btn);
+    box.insertBefore(row, status);
+    function start() {   /* live.js explains a file: page or a build without the live runtime itself */
+      btn.disabled = true;
+      if (window.MLSYSIM_LIVE) { window.MLSYSIM_LIVE.start(API); return; }
+      var sc = document.createElement("script");
+      sc.src = LV.base + "live.js?v=" + encodeURIComponent(LV.v || "");
+      sc.onload = function () { if (window.MLSYSIM_LIVE) window.MLSYSIM_LIVE.start(API); };
+      sc.onerror = function () { btn.disabled = false; };
+      document.head.appendChild(sc);
+    }
+    btn.addEventListener("click", start);
+    var API = window.MLSYSIM_READER = {
+      lang: lang, params: params, bar: box, button: btn, live: LV,
+      select: selA && selM ? { accelerator: selA, model: selM } : null,
+      status: function (ls) { setStatus(ls); lastLines = ls; },
+      show: function (entry) {
+        if (!entry) { current = null; return showEntry({}, null, "", []); }
+        var c = entry.choice || {};
+        return showEntry(entry, entry.key || "live", entry.label || "", (entry.lines || []).slice(), c.accelerator, c.model);
+      }
+    };
+    if (params.get("live") === "1") start();
+  }
+  function liveBar() {   /* a page with live mode but no precomputed choices (the lecture) */
+    var box = el("section", "mlsysim-choice");
+    box.id = "mlsysim-choice";
+    box.setAttribute("aria-label", L.legend);
+    box.setAttribute("lang", lang);
+    status = el("div", "mc-status");
+    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");
+    box.appendChild(status);
+    summary = el("div", "mc-summary");
+    summary.hidden = true;
+    box.appendChild(summary);
+    insertTop(box);
+    return box;
+  }
+
   if (V && V.choices && V.attrs) {
     buildChoice();
+    liveControl(document.getElementById("mlsysim-choice"));
   } else {
+    if (P.live) liveControl(liveBar());
     var qa = params.get("accelerator"), qm = params.get("model");
     if (qa || qm) {
       var note = el("p", "mlsysim-lecture-note", L.lectureNote([qa, qm].filter(Boolean).join(", ")));

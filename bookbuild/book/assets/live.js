@@ -1,0 +1,369 @@
+/* Live mode: the chapter's own cells, run in the reader's browser with the reader's inputs.
+   Loaded on demand by reader.js (the "Live" control of the choice bar, or ?live=1), from the book's
+   live/ folder (bookbuild/book/live): Pyodide's core (live/pyodide/), the wheels of pint and its
+   dependencies (live/wheels/), and live/mlsysim.zip (mlsysim with its data, the build's live runtime
+   bookbuild/book/live/runtime.py and numpy_lite.py). Nothing leaves the page: every file is the book's.
+
+   The page's <page>.live.json holds the cells the build's variants run, in order; live_runtime.run_choice
+   runs them under mlsysim.scenario.use(choice) exactly as the build does for a registry choice, so a
+   registry choice computed here is the build's variant, string for string (tests/test_live_browser.py).
+   The result goes to reader.js (window.MLSYSIM_READER.show), which swaps every value span and marks
+   broken claims as for a precomputed choice; figures are redrawn from the figure cells' descriptions
+   through figures.js (window.mlsysimFigures.update).
+
+   window.MLSYSIM_LIVE: start(api), compute(choice) (a Promise of the entry shown), timings
+   ({boot_ms, first_ms, changes: [ms, ...]}); html[data-mlsysim-live] is "loading", "ready" or "error". */
+(function () {
+  "use strict";
+  if (window.MLSYSIM_LIVE) return;
+  var doc = document.documentElement;
+  var T0 = 0, api = null, py = null, data = null, inputs = [], fields = {}, panel = null, pending = null;
+  var timings = { boot_ms: null, first_ms: null, first_figures_ms: null, changes: [], figures: [] };
+  var generation = 0;
+  var S = {
+    en: {
+      loading: "Loading Python in your browser (Pyodide, pint, mlsysim: about 12 MB, cached after the first time)…",
+      running: "Running the chapter's cells…", ready: function (ms) { return "Live: this page was recomputed by its own cells in your browser (" + ms + " ms)."; },
+      title: "Live inputs (empty: the reference value, shown greyed)", reset: "Reference values",
+      invalid: "Not computed: ", failed: "Live mode could not start: ", figKept: "Figures kept at the reference: ",
+      file: "Live mode needs the book served over http (browsers do not let file: pages load WebAssembly): run python -m http.server in the book's folder, or python -m bookbuild preview, and open this page under http://localhost:8000/.",
+      none: "This build has no live runtime: run scripts/setup.sh (it vendors Pyodide and pint into vendor/live/) and build again.",
+      label: function (parts) { return parts.join(", "); }
+    },
+    zh: {
+      loading: "正在浏览器中加载 Python（Pyodide、pint、mlsysim：约 12 MB，首次之后由浏览器缓存）……",
+      running: "正在运行本章的单元……", ready: function (ms) { return "实时模式：本页由其自身的单元在浏览器中重新计算（" + ms + " 毫秒）。"; },
+      title: "实时输入（留空即参考值，以灰字显示）", reset: "参考值",
+      invalid: "未计算：", failed: "实时模式无法启动：", figKept: "仍显示参考配置的图：",
+      file: "实时模式需要通过 http 打开本书（浏览器不允许 file: 页面加载 WebAssembly）：在本书目录运行 python -m http.server，或 python -m bookbuild preview，再打开 http://localhost:8000/ 下的本页。",
+      none: "此版本未包含实时模式所需的文件：运行 scripts/setup.sh（下载 Pyodide 与 pint 到 vendor/live/）后重新构建。",
+      label: function (parts) { return parts.join("，"); }
+    }
+  };
+  var L = S.en;
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  function say(lines) { if (api) api.status(lines); }
+  async function bytes(url) {
+    var r = await fetch(url);
+    if (!r.ok) throw new Error(url + ": HTTP " + r.status);
+    return new Uint8Array(await r.arrayBuffer());
+  }
+  function style() {
+    var css = ".mc-live-panel{margin:.4rem 0;padding:.4rem 0;border-top:1px solid var(--border,#ddd)}" +
+      ".mc-live-panel .mc-live-grid{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:flex-end}" +
+      ".mc-live-panel label{display:flex;flex-direction:column;font-size:.85rem;gap:.1rem}" +
+      ".mc-live-panel input{width:8.5em;font:inherit;padding:.1rem .3rem}" +
+      ".mc-live-panel .mc-live-unit{color:var(--muted,#666);font-size:.8rem}" +
+      ".mc-live-panel .mc-live-bad{outline:2px solid var(--callout-important,#c00)}";
+    var s = el("style");
+    s.textContent = css;
+    document.head.appendChild(s);
+  }
+
+  /* ---------- the interpreter's snapshot, in the browser's Cache Storage (localhost and https only) ---------- */
+  var snapshot = {
+    name: "mlsysim-live-snapshots",
+    can: function () { return !!(window.caches && window.isSecureContext); },
+    load: async function (key) {
+      if (!this.can()) return null;
+      try {
+        var r = await (await caches.open(this.name)).match(key);
+        return r ? new Uint8Array(await r.arrayBuffer()) : null;
+      } catch (e) { return null; }
+    },
+    save: async function (key, bytes) {
+      try {
+        var c = await caches.open(this.name);
+        (await c.keys()).forEach(function (k) { if (k.url !== key) c.delete(k); });   /* older versions */
+        await c.put(key, new Response(bytes, { headers: { "Content-Type": "application/octet-stream" } }));
+        timings.snapshot_saved = bytes.length;
+      } catch (e) { /* a full or refused cache: no snapshot */ }
+    }
+  };
+
+  /* ---------- boot: Pyodide, the wheels, mlsysim, the page's cells ---------- */
+  async function boot() {
+    var base = new URL(api.live.base, window.location.href).href;
+    var v = api.live.v ? "?v=" + encodeURIComponent(api.live.v) : "";
+    var manifest = await (await fetch(base + "manifest.json" + v)).json();
+    /* the files Python needs download while Pyodide starts */
+    var files = Promise.all(manifest.wheels.map(function (w) { return bytes(base + "wheels/" + w); })
+      .concat([bytes(base + "mlsysim.zip" + v), fetch(api.live.data + v).then(function (r) { return r.json(); })]));
+    var mod = await import(base + "pyodide/pyodide.mjs");
+    /* a later visit starts from the interpreter as the first one left it after importing mlsysim (Pyodide's
+       memory snapshot, kept by the browser per version of the live files); a first visit makes it */
+    var snapKey = window.location.origin + "/mlsysim-live-snapshot?v=" + encodeURIComponent(manifest.version);  /* both books */
+    var snap = await snapshot.load(snapKey);
+    var opts = { indexURL: base + "pyodide/", lockFileURL: base + "pyodide/pyodide-lock.json", packages: [],
+                 fullStdLib: false, stdout: function () {}, stderr: function () {} };
+    if (snap) opts._loadSnapshot = snap; else if (snapshot.can()) opts._makeSnapshot = true;
+    py = await mod.loadPyodide(opts);
+    timings.restored = !!snap;
+    timings.pyodide_ms = Math.round(performance.now() - T0);
+    var got = await files;
+    /* pint's parsed unit definitions, kept by the browser (IndexedDB, this origin: both books, every page) */
+    var cache = "/home/pyodide/.cache/pint";
+    if (!snap) try {
+      py.FS.mkdirTree(cache);
+      py.FS.mount(py.FS.filesystems.IDBFS, {}, cache);
+      await new Promise(function (r) { py.FS.syncfs(true, function () { r(); }); });
+    } catch (e) { /* no IndexedDB (a private window): pint parses its files, as on a first visit */ }
+    manifest.wheels.forEach(function (w, i) { py.unpackArchive(got[i], "wheel"); });
+    py.unpackArchive(got[manifest.wheels.length], "zip", { extractDir: "/home/pyodide/live" });
+    data = got[manifest.wheels.length + 1];
+    py.runPython([
+      "import json, sys",
+      "if '/home/pyodide/live' not in sys.path: sys.path.insert(0, '/home/pyodide/live')",
+      "import mlsysim, numpy_lite",                       /* pint first, with no numpy in sight */
+      "sys.modules.setdefault('numpy', numpy_lite)",      /* then the figures' numpy subset */
+      "import live_runtime as R, mlsysim.figures, mlsysim.measurements, mlsysim.explorer"
+    ].join("\n"));
+    timings.imports_ms = Math.round(performance.now() - T0) - timings.pyodide_ms;
+    if (opts._makeSnapshot) {
+      try { var made = py.makeMemorySnapshot(); setTimeout(function () { snapshot.save(snapKey, made); }, 1000); }
+      catch (e) { /* no snapshot this time: the next visit boots as this one did */ }
+    }
+    py.globals.set("LIVE_DATA_JSON", JSON.stringify(data));
+    py.globals.set("LIVE_LANG", api.lang);   /* the book's profile is its language: a cell may word values in it */
+    py.runPython([
+      "import json",
+      "import live_runtime as R",
+      "LIVE = json.loads(LIVE_DATA_JSON)",
+      "LAST = {}",
+      "def live_compute(choice_json):",
+      "    ch = json.loads(choice_json)",
+      "    res, module = R.run_choice(LIVE['cells'], ch, root=LIVE['root'], precision=LIVE['precision'], profile=LIVE_LANG)",
+      "    LAST.update(module=module, choice=ch)",
+      "    return json.dumps(res, allow_nan=False)",
+      "def live_figures(lang):",
+      "    if LAST.get('module') is None: return json.dumps({'figures': {}, 'failed': []})",
+      "    return json.dumps(R.figures(LAST['module'], LIVE['figures'], LAST['choice'], lang, root=LIVE['root'], precision=LIVE['precision']), allow_nan=False)",
+      "def live_inputs(choice_json):",
+      "    return json.dumps(R.free_inputs(LIVE['chapter'], json.loads(choice_json), LIVE['precision']))",
+      "def live_check(choice_json):",
+      "    return R.check_inputs(json.loads(choice_json), LIVE['precision'])"
+    ].join("\n"));
+    try { py.FS.syncfs(false, function () {}); } catch (e) { /* nothing to keep */ }
+  }
+
+  /* ---------- the inputs ---------- */
+  function registryChoice() {
+    var c = {};
+    if (api.select) { c.accelerator = api.select.accelerator.value; c.model = api.select.model.value; }
+    else {
+      if (api.params.get("accelerator")) c.accelerator = api.params.get("accelerator");
+      if (api.params.get("model")) c.model = api.params.get("model");
+    }
+    return c;
+  }
+  function choice() {
+    var c = registryChoice();
+    inputs.forEach(function (f) {
+      var v = fields[f.key].value.trim();
+      if (v !== "" && !same(f, v)) c[f.key] = f.kind === "precision" ? v : v.replace(/,/g, "");
+    });
+    return c;
+  }
+  function same(f, v) {   /* a typed value equal to the reference is the reference (a registry choice) */
+    if (f.kind === "precision") return v === f.reference;
+    var x = Number(v.replace(/,/g, ""));
+    return isFinite(x) && Math.abs(x - f.reference) <= 1e-12 * Math.abs(f.reference);
+  }
+  function shown(x) { return typeof x === "number" ? String(Number(x.toPrecision(12))) : String(x); }
+  function refreshReferences() {
+    inputs = JSON.parse(py.globals.get("live_inputs")(JSON.stringify(registryChoice())));
+    inputs.forEach(function (f) {
+      var input = fields[f.key];
+      if (!input) return;
+      if (input.tagName === "SELECT") {
+        input.options[0].textContent = f.reference + " (" + (api.lang === "zh" ? "参考" : "reference") + ")";
+      } else input.placeholder = shown(f.reference);
+    });
+  }
+  function buildPanel() {
+    panel = el("div", "mc-live-panel");
+    panel.id = "mlsysim-live";
+    panel.appendChild(el("p", "mc-intro", L.title));
+    var grid = el("div", "mc-live-grid");
+    inputs.forEach(function (f) {
+      var lab = el("label");
+      var name = el("span", "", (f.label[api.lang] || f.label.en) + (f.unit ? " " : ""));
+      var unitZh = { tokens: "词元", streams: "条流", heads: "个", s: "秒" };
+      if (f.unit) name.appendChild(el("span", "mc-live-unit", "(" + (api.lang === "zh" && unitZh[f.unit] || f.unit) + ")"));
+      lab.appendChild(name);
+      var input;
+      if (f.kind === "precision") {
+        input = el("select");
+        input.appendChild(el("option", "", ""));
+        input.options[0].value = "";
+        f.options.forEach(function (o) { var op = el("option", "", o); op.value = o; input.appendChild(op); });
+      } else {
+        input = el("input");
+        input.type = "text";
+        input.inputMode = "decimal";
+        input.autocomplete = "off";
+      }
+      input.id = "mlsysim-live-" + f.key;
+      input.setAttribute("data-key", f.key);
+      var q = api.params.get(f.key);
+      if (q !== null) input.value = q;
+      input.addEventListener("change", schedule);
+      if (input.tagName === "INPUT") input.addEventListener("input", schedule);
+      fields[f.key] = input;
+      lab.appendChild(input);
+      grid.appendChild(lab);
+    });
+    var reset = el("button", "mc-live-reset", L.reset);
+    reset.type = "button";
+    reset.addEventListener("click", function () {
+      inputs.forEach(function (f) { fields[f.key].value = ""; });
+      schedule();
+    });
+    grid.appendChild(reset);
+    panel.appendChild(grid);
+    api.bar.insertBefore(panel, api.button.parentNode.nextSibling);
+    refreshReferences();
+    if (api.select) {
+      [api.select.accelerator, api.select.model].forEach(function (s) {
+        s.addEventListener("change", function () { refreshReferences(); schedule(); });
+      });
+      var back = api.bar.querySelector(".mc-reset");   /* the choice bar's Reference: the live inputs too */
+      if (back) back.addEventListener("click", function () {
+        inputs.forEach(function (f) { fields[f.key].value = ""; });
+        refreshReferences();
+        schedule();
+      });
+    }
+  }
+  function updateUrl(c) {
+    var p = api.params;
+    p.set("live", "1");
+    inputs.forEach(function (f) { if (c.hasOwnProperty(f.key)) p.set(f.key, c[f.key]); else p.delete(f.key); });
+    try { history.replaceState(null, "", window.location.pathname + "?" + p.toString() + window.location.hash); }
+    catch (e) { /* some browsers refuse it on file: pages */ }
+  }
+
+  /* ---------- compute and show ---------- */
+  var timer = null;
+  function schedule() {
+    clearTimeout(timer);
+    timer = setTimeout(function () { compute(choice()); }, 120);
+  }
+  function labelOf(res, c) {
+    var parts = [res.accelerator, res.model];
+    inputs.forEach(function (f) { if (c.hasOwnProperty(f.key)) parts.push((f.label[api.lang] || f.label.en) + " " + c[f.key] + (f.unit ? " " + f.unit : "")); });
+    return L.label(parts);
+  }
+  function protects(g) {
+    for (var i = 0; i < data.protects.length; i++) {
+      var p = data.protects[i];
+      if (p.file === g.file && p.line === g.line) return p.protects;
+    }
+    return [];
+  }
+  function redraw(figs) {
+    var done = [];
+    Object.keys(figs).forEach(function (key) {
+      var div = document.querySelector('.mlsysim-plot[data-figure="' + key + '"]');
+      if (!div || !window.mlsysimFigures || !div._mlsysimSpec) return;
+      var old = div._mlsysimSpec;
+      window.mlsysimFigures.update(div, { data: figs[key].data, layout: figs[key].layout, config: old.config, dark: old.dark });
+      done.push(key);
+    });
+    return done;
+  }
+  async function compute(c) {
+    var t = performance.now();
+    inputs.forEach(function (f) { fields[f.key].classList.remove("mc-live-bad"); });
+    var bad = py.globals.get("live_check")(JSON.stringify(c));
+    if (bad) {
+      window.MLSYSIM_LIVE.last = { choice: c, invalid: bad };
+      var key = bad.split(":")[0];
+      if (fields[key]) fields[key].classList.add("mc-live-bad");
+      say([{ cls: "mcs-error", text: L.invalid + bad }]);
+      return null;
+    }
+    var res = JSON.parse(py.globals.get("live_compute")(JSON.stringify(c)));
+    var mine = ++generation;
+    if (res.error) {
+      window.MLSYSIM_LIVE.last = { choice: c, result: res, figures: [] };
+      say([{ cls: "mcs-error", text: L.invalid + res.error.replace(/^[A-Za-z]+Error:\s*/, "") }]);
+      return null;
+    }
+    var values = {};   /* a value declared reference-only describes the reference: never swapped */
+    Object.keys(res.values).forEach(function (k) { if ((res.reference_only || []).indexOf(k) < 0) values[k] = res.values[k]; });
+    var entry = { key: "live|" + JSON.stringify(c), label: labelOf(res, c), values: values, node: res.node,
+                  precision: res.precision, note: res.note, figures: [], choice: { accelerator: c.accelerator, model: c.model },
+                  failed: res.failed.map(function (g) { return { file: g.file, line: g.line, message: g.message, zh: g.zh, protects: protects(g) }; }) };
+    var ms = Math.round(performance.now() - t);
+    entry.lines = [{ cls: "mcs-note", text: L.ready(ms) }];
+    api.show(entry);     /* the text first; the figures in the next task, after the browser has painted it */
+    Array.prototype.forEach.call(document.querySelectorAll(".mlsysim-lecture-note"), function (n) {
+      n.parentNode.removeChild(n);   /* "computed for the reference hardware": no longer so, the page follows the choice */
+    });
+    updateUrl(c);
+    var first = timings.first_ms === null;
+    if (first) timings.first_ms = Math.round(performance.now() - T0);
+    else timings.changes.push(ms);
+    window.MLSYSIM_LIVE.last = { choice: c, result: res, figures: [] };
+    await new Promise(function (r) { setTimeout(r, 0); });
+    if (mine !== generation) return entry;          /* a newer input arrived: its figures will follow it */
+    var tf = performance.now();
+    var figs = JSON.parse(py.globals.get("live_figures")(api.lang));
+    var drawn = redraw(figs.figures);
+    drawn.forEach(function (key) {                  /* these follow the choice: not "shown at the reference" */
+      var div = document.querySelector('.mlsysim-plot[data-figure="' + key + '"]');
+      var fig = div && div.closest("figure");
+      if (fig) Array.prototype.forEach.call(fig.querySelectorAll(".mlsysim-fig-note"), function (n) { n.parentNode.removeChild(n); });
+    });
+    if (figs.failed.length) {
+      var st = api.bar.querySelector(".mc-status");
+      if (st) st.appendChild(el("p", "mcs-note", L.figKept + figs.failed.map(function (f) { return f.label; }).join(", ")));
+    }
+    entry.figures = drawn;
+    window.MLSYSIM_LIVE.last.figures = drawn;
+    var fms = Math.round(performance.now() - tf);
+    if (first) timings.first_figures_ms = Math.round(performance.now() - T0);
+    else timings.figures.push(fms);
+    doc.setAttribute("data-mlsysim-live-n", String((+doc.getAttribute("data-mlsysim-live-n") || 0) + 1));
+    return entry;
+  }
+
+  async function start(a) {
+    if (py) return;
+    api = a;
+    L = S[api.lang] || S.en;
+    if (api.live.unavailable || window.location.protocol === "file:") {   /* say why, change nothing */
+      say([{ cls: "mcs-note", text: api.live.unavailable ? L.none : L.file }]);
+      api.button.disabled = false;
+      return;
+    }
+    T0 = performance.now();
+    doc.setAttribute("data-mlsysim-live", "loading");
+    say([{ cls: "mcs-note", text: L.loading }]);
+    try {
+      style();
+      await boot();
+      timings.boot_ms = Math.round(performance.now() - T0);
+      say([{ cls: "mcs-note", text: L.running }]);
+      inputs = JSON.parse(py.globals.get("live_inputs")(JSON.stringify(registryChoice())));
+      buildPanel();
+      api.button.hidden = true;
+      await compute(choice());
+      doc.setAttribute("data-mlsysim-live", "ready");
+    } catch (e) {
+      doc.setAttribute("data-mlsysim-live", "error");
+      say([{ cls: "mcs-error", text: L.failed + String(e && e.message || e).split("\n").slice(-2).join(" ") }]);
+      api.button.disabled = false;
+    }
+  }
+
+  window.MLSYSIM_LIVE = { start: start, compute: function (c) { return compute(c); }, timings: timings,
+                          inputs: function () { return inputs; } };
+})();

@@ -1,0 +1,237 @@
+"""A chapter's cells for one choice: the one piece of code that the build's variants
+(:func:`bookbuild.book.variants.one_choice`) and the reader's browser (live mode, under Pyodide) both
+run, unchanged. It imports nothing of bookbuild (the build ships this file to the page as it is) and
+only the standard library and ``mlsysim``.
+
+``cells``: the chapter's cells a variant keeps, in order, as the build writes them into the page's live
+data: ``{"file": path relative to the book's root, "line": its first code line, "code": its code}``.
+Each is compiled as the engine's runner compiles it (padded to its file's line numbers, the file named
+``<root>/<file>``) and executed in one fresh ``__main__`` namespace, under ``mlsysim.scenario.use(choice)``,
+``mlsysim.guards.recording(accept=<the cells' files>)`` and ``mlsysim.fmt.adaptive()``. The result is
+what a variant records: every ``Cls.x_str`` (:func:`class_strs`), the names of those declared
+reference-only (which the page never swaps) and the failed guards, or ``error``.
+
+:func:`figures` then runs a chapter's figure cells in the same namespace and returns each figure's
+plotly JSON (``mlsysim.figures.plotly_json``), the description the build draws, without writing the
+static SVG (``book_figure`` is replaced for the duration by one that only describes).
+"""
+from __future__ import annotations
+
+import builtins
+import contextlib
+import io
+import os
+import sys
+import types
+from typing import Any, Callable, Iterable
+
+#: how long an error message may be in the page's data (as the variants have always cut it)
+ERROR_CHARS = 300
+
+
+def class_strs(ns: dict) -> tuple[dict[str, str], list[str]]:
+    """Every ``Cls.x_str`` string of the classes a chapter's cells defined, and the names of those declared
+    reference-only (``mlsysim.fmt.reference_only``: they describe the reference, whatever the choice)."""
+    out, ref_only = {}, []
+    for name, obj in list(ns.items()):
+        if isinstance(obj, type) and getattr(obj, "__module__", "") == "__main__":
+            for attr, v in vars(obj).items():
+                if attr.endswith("_str") and isinstance(v, str):
+                    out[f"{name}.{attr}"] = str.__str__(v)
+                    if getattr(v, "reference_only", False):
+                        ref_only.append(f"{name}.{attr}")
+    return out, ref_only
+
+
+def error_text(e: BaseException) -> str:
+    return " ".join(f"{type(e).__name__}: {e}".split())[:ERROR_CHARS]
+
+
+def _filename(root: str, rel: str) -> str:
+    return root.rstrip("/") + "/" + rel
+
+
+def _source(cell: dict) -> str:
+    """The cell's code padded with blank lines so that line numbers are those of its file (as the runner does)."""
+    return "\n" * (int(cell["line"]) - 1) + cell["code"]
+
+
+@contextlib.contextmanager
+def _main_module(ns_module: types.ModuleType):
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = ns_module
+    try:
+        yield
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
+def new_namespace(display: Callable[..., None] | None = None) -> types.ModuleType:
+    module = types.ModuleType("__main__")
+    module.__dict__["__builtins__"] = builtins
+    module.__dict__["display"] = display or (lambda *a, **k: None)
+    return module
+
+
+def exec_cells(module: types.ModuleType, cells: Iterable[dict], root: str,
+               around_cell: Callable[[dict], Any] | None = None) -> None:
+    """Execute ``cells`` in ``module``'s namespace, in order, their printed output discarded."""
+    ns = module.__dict__
+    with _main_module(module):
+        for cell in cells:
+            code = compile(_source(cell), _filename(root, cell["file"]), "exec")
+            with (around_cell(cell) if around_cell else contextlib.nullcontext()):
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                    exec(code, ns)
+
+
+def describe(sc) -> dict[str, Any]:
+    """What the page says about the scenario a choice computed for."""
+    return {"accelerator": sc.accelerator.display_name, "model": sc.model.display_name,
+            "node": sc.node.display_name if sc.node else "", "precision": sc.weight_precision,
+            "note": sc.precision_note, "reference": sc.is_reference}
+
+
+@contextlib.contextmanager
+def _profile(profile: str | None):
+    """``QUARTO_PROFILE`` set to ``profile`` for the block (unchanged when None)."""
+    if not profile:
+        yield
+        return
+    saved = os.environ.get("QUARTO_PROFILE")
+    os.environ["QUARTO_PROFILE"] = profile
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("QUARTO_PROFILE", None)
+        else:
+            os.environ["QUARTO_PROFILE"] = saved
+
+
+def run_choice(cells: list[dict], choice: dict[str, Any], *, root: str, precision: str,
+               around_cell: Callable[[dict], Any] | None = None, timeout_types: tuple = (),
+               timeout_text: str = "", profile: str | None = None) -> tuple[dict[str, Any], types.ModuleType | None]:
+    """The chapter's cells for one choice: ``(result, namespace module)``; the result is a variant's
+    (``choice``, the scenario's names, ``values``, ``failed``), or ``error`` when the cells cannot compute
+    that choice (the module is then None). ``precision``: the weight precision a choice wants when it
+    names none (the reference's). ``timeout_types``: exceptions (not Exceptions) that mean a cell ran out of
+    time: the error is then ``timeout_text``. ``profile``: the book's, as ``QUARTO_PROFILE`` while the cells run
+    (Quarto sets it: a cell may word its values in the book's language)."""
+    import mlsysim.scenario as S
+    from mlsysim.fmt import adaptive
+    from mlsysim.guards import recording
+    res: dict[str, Any] = {"choice": dict(choice)}
+    files = {_filename(root, c["file"]) for c in cells}
+    try:
+        names = {k: v for k, v in choice.items() if k not in ("accelerator", "model", "precision")}
+        sc = S.scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision") or precision, **names)
+        res.update(describe(sc))
+        module = new_namespace()
+        with S.use(sc), recording(accept=lambda f: f in files) as rec, adaptive(), _profile(profile):
+            exec_cells(module, cells, root, around_cell)
+    except timeout_types:
+        res["error"] = timeout_text
+        return res, None
+    except Exception as e:  # noqa: BLE001 - a choice the cells cannot compute is shown as such
+        res["error"] = error_text(e)
+        return res, None
+    res["values"], res["reference_only"] = class_strs(module.__dict__)
+    prefix = root.rstrip("/") + "/"
+    res["failed"] = [{"file": r["file"][len(prefix):] if r["file"].startswith(prefix) else r["file"],
+                      "line": r["line"], "message": r["message"], "zh": r.get("zh", "")}
+                     for r in rec.records if not r["passed"] and r.get("audience", "reader") == "reader"]   # a pin: never shown
+    return res, module
+
+
+@contextlib.contextmanager
+def _describing_figures(module: types.ModuleType):
+    """``book_figure`` that describes (a BookFigure) without drawing the static SVG, for the duration."""
+    import mlsysim.figures as F
+    from mlsysim.figures.book import BookFigure
+    from mlsysim.figures.spec import book_lang
+
+    def book_figure(spec, out_dir="figures", *, lang=None):
+        return BookFigure(spec, lang or book_lang(), "")
+
+    saved_pkg, saved_ns = F.book_figure, module.__dict__.get("book_figure")
+    F.book_figure = book_figure
+    if saved_ns is not None:
+        module.__dict__["book_figure"] = book_figure
+    try:
+        yield
+    finally:
+        F.book_figure = saved_pkg
+        if saved_ns is not None:
+            module.__dict__["book_figure"] = saved_ns
+
+
+def figures(module: types.ModuleType, cells: list[dict], choice: dict[str, Any], lang: str, *, root: str,
+            precision: str) -> dict[str, Any]:
+    """Run the figure cells (``{"file", "line", "code", "figure": label}``, the ``fig-`` cells and the cells
+    that describe their figures) after :func:`run_choice`, under the same choice; returns
+    ``{"figures": {key: {"data", "layout"}}, "failed": [labels]}`` (a figure whose cell fails keeps the
+    reference). Guards of these cells are pins of the figures against the prose, recorded and not reported."""
+    import mlsysim.scenario as S
+    from mlsysim.figures.book import BookFigure
+    from mlsysim.figures.plotly_figure import plotly_json
+    from mlsysim.fmt import adaptive
+    from mlsysim.guards import recording
+    out: dict[str, Any] = {"figures": {}, "failed": []}
+    sc = S.scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision") or precision,
+                    **{k: v for k, v in choice.items() if k not in ("accelerator", "model", "precision")})
+    ns = module.__dict__
+    with S.use(sc), recording(), adaptive(), _describing_figures(module), _main_module(module):
+        for cell in cells:
+            label = cell.get("figure") or cell.get("label") or ""
+            try:
+                body, last = _split_last(cell)
+                name = _filename(root, cell["file"])
+                with contextlib.redirect_stdout(io.StringIO()):
+                    exec(compile(body, name, "exec"), ns)
+                    shown = eval(compile(last, name, "eval"), ns) if last is not None else None
+            except Exception as e:  # noqa: BLE001 - that figure stays at the reference
+                out["failed"].append({"label": label, "error": error_text(e)})
+                continue
+            if isinstance(shown, BookFigure):
+                fig = plotly_json(shown.spec, lang)
+                out["figures"][shown.spec.key] = {"data": fig["data"], "layout": fig["layout"]}
+    return out
+
+
+def _split_last(cell: dict):
+    """The cell as (statements, last expression or None), as Jupyter displays a cell's last expression."""
+    import ast
+    tree = ast.parse(_source(cell))
+    last = ast.Expression(tree.body.pop().value) if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    return tree, last
+
+
+def free_inputs(chapter: str, choice: dict[str, Any], precision: str) -> list[dict[str, Any]]:
+    """The free inputs a chapter's page offers (``mlsysim.scenario.FREE`` of that chapter), each with its
+    reference value for the registry part of ``choice`` (the chosen accelerator's own bandwidth, say)."""
+    import mlsysim.scenario as S
+    from mlsysim.units import PRECISION_BYTES
+    sc = S.scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision") or precision)
+    out = []
+    for f in S.FREE.values():
+        if f.chapter != chapter:
+            continue
+        ref = f.reference(sc.accelerator, sc.weight_precision)
+        out.append({"key": f.key, "unit": f.unit, "label": dict(f.label), "kind": f.kind, "what": f.what,
+                    "reference": ref if isinstance(ref, str) else float(ref),
+                    "options": list(PRECISION_BYTES) if f.kind == "precision" else None})
+    return out
+
+
+def check_inputs(choice: dict[str, Any], precision: str) -> str:
+    """The one-line message of the first invalid input of ``choice`` (``mlsysim.scenario`` validates), or ""."""
+    import mlsysim.scenario as S
+    from mlsysim.errors import MlsysimError
+    try:
+        S.scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision") or precision,
+                   **{k: v for k, v in choice.items() if k not in ("accelerator", "model", "precision")})
+    except MlsysimError as e:
+        return str(e)
+    return ""

@@ -1,0 +1,275 @@
+"""Live mode in headless Chromium, served on localhost: the built book's pages run their own cells in
+Pyodide, and what they show is cross-checked against what the build computed (its precomputed variant
+of each registry choice, string for string) and against ``python -m mlsysim reference --json`` for free
+values (numbers from the CLI, formatted here as the book prints them). Every request must stay on the
+local server; the static page must not load live mode's files until the reader asks for it.
+
+All pages share one browser context, so Pyodide boots once: the English appendix (a sample of registry
+choices and free values) boots it and leaves its memory snapshot in the browser's cache; the Chinese
+appendix (the issue's H100 at 6 TB/s) and the English lecture (another link bandwidth) start from that
+snapshot, as a reader's next page does.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from mlsysim.fmt import fmt, fmt_int
+
+ROOT = Path(__file__).resolve().parents[1]
+EN = "en/appendix/inference-cost.html"
+ZH = "zh/appendix/inference-cost.zh.html"
+LECTURE = "en/lectures/lecture19-agent-stalls.html"
+BOOT_TIMEOUT_MS = 240_000
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def context(browser):
+    """One browser context (one HTTP cache, one Cache Storage) for every page of this module."""
+    ctx = browser.new_context(viewport={"width": 1300, "height": 900})
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture(scope="module")
+def server(rendered_book):
+    """The built book on http://127.0.0.1:<port>/ (browsers refuse WebAssembly on file: pages)."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(rendered_book)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+def open_page(context, base: str, path: str, *, live: bool = True):
+    """A page with every request recorded and anything not on the local server refused."""
+    page = context.new_page()
+    page.requests, page.outside, page.errors = [], [], []
+
+    def route(r):
+        url = r.request.url
+        page.requests.append(url)
+        if url.startswith(base):
+            r.continue_()
+        else:
+            page.outside.append(url)
+            r.abort()
+    page.route("**/*", route)
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("console", lambda m: "Content Security Policy" in m.text and page.errors.append(m.text))   # a refusal
+    page.goto(base + path)
+    if live:
+        page.wait_for_function("() => ['ready', 'error'].includes(document.documentElement.getAttribute('data-mlsysim-live'))",
+                               timeout=BOOT_TIMEOUT_MS)
+        state = page.evaluate("document.documentElement.getAttribute('data-mlsysim-live')")
+        assert state == "ready", page.inner_text("#mlsysim-choice")
+    return page
+
+
+def compute(page, choice: dict) -> dict:
+    return page.evaluate("async c => { await window.MLSYSIM_LIVE.compute(c); return window.MLSYSIM_LIVE.last; }", choice)
+
+
+def spans(page) -> dict[str, set]:
+    return page.evaluate("""() => { const out = {}; document.querySelectorAll('.mlsysim-v').forEach(s => {
+        if (s.closest('.mlsysim-choice')) return; (out[s.dataset.attr] = out[s.dataset.attr] || []).push(s.textContent); });
+        return out; }""")
+
+
+def cli(*args: str) -> dict:
+    r = subprocess.run([sys.executable, "-m", "mlsysim", "reference", "--json", *args], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def as_printed(v: dict) -> dict[str, str]:
+    """The appendix's ServingRef strings for the CLI's SI values, formatted as the cell prints them."""
+    return {"ServingRef.bw_str": fmt(v["bandwidth_bytes_per_s"] / 1e12, 2),
+            "ServingRef.peak_str": fmt_int(v["peak_flop_per_s"] / 1e12),
+            "ServingRef.ridge_str": fmt_int(v["ridge_flop_per_byte"]),
+            "ServingRef.t_dec_val_str": fmt(v["decode_floor_s"] * 1e3, 1),
+            "ServingRef.t_pre_val_str": fmt_int(v["prefill_per_token_s"] * 1e6),
+            "ServingRef.ratio_str": fmt_int(v["decode_to_prefill_ratio"]),
+            "ServingRef.s_cross_str": fmt_int(round(v["attention_crossover_tokens"], -3)),
+            "ServingRef.m_token_str": fmt_int(v["kv_bytes_per_token"]),
+            "ServingRef.kv_agent_str": fmt(v["kv_bytes_at_context"] / 1e9, 1),
+            "ServingRef.pool_str": fmt(v["node_kv_pool_bytes"] / 1e9, 1),
+            "ServingRef.conc_agent_str": fmt_int(v["resident_trajectories"]),
+            "ServingRef.s_agent_str": fmt_int(v["context"])}
+
+
+@pytest.fixture(scope="module")
+def en(context, server):
+    page = open_page(context, server, EN + "?live=1&accelerator=H100&bandwidth=6")
+    page.opened_with = dict(page.evaluate("window.MLSYSIM_LIVE.last.result.values"))
+    yield page
+    page.close()
+
+
+def policy(page_file: Path) -> dict[str, list[str]]:
+    """The page's Content-Security-Policy, by directive."""
+    head = page_file.read_text(encoding="utf-8").split("</head>", 1)[0]
+    meta = [line for line in head.splitlines() if 'http-equiv="Content-Security-Policy"' in line]
+    assert len(meta) == 1, page_file
+    content = meta[0].split('content="', 1)[1].split('"', 1)[0].replace("&quot;", '"')
+    return {d.split()[0]: d.split()[1:] for d in content.split("; ")}
+
+
+def test_only_a_live_page_may_compile_webassembly_and_nothing_else_is_widened(rendered_book):
+    for path in (EN, ZH, LECTURE):
+        p = policy(rendered_book / path)
+        assert p["script-src"][0] == "'self'" and p["script-src"][-1] == "'wasm-unsafe-eval'", (path, p)
+        assert p["connect-src"] == ["'self'"] and p["default-src"] == ["'self'"] and "worker-src" not in p
+        assert not {"'unsafe-eval'", "'unsafe-inline'", "blob:", "data:", "*"} & set(p["script-src"]), (path, p)
+    for page_file in (rendered_book / "en" / "index.html", rendered_book / "zh" / "index.html"):
+        assert "'wasm-unsafe-eval'" not in policy(page_file)["script-src"], page_file   # no live mode there
+
+
+def test_the_static_page_loads_nothing_of_live_mode(browser, server):
+    ctx = browser.new_context()
+    page = open_page(ctx, server, EN, live=False)
+    page.wait_for_load_state("load")
+    assert page.is_visible("#mlsysim-live-open")
+    assert not [u for u in page.requests if "/live/" in u or u.endswith(".live.json")], page.requests
+    assert page.outside == [] and page.errors == []
+    ctx.close()
+
+
+def test_registry_choices_computed_live_are_the_builds_variants(en):
+    variants = en.evaluate("window.MLSYSIM_PAGE.variants")
+    reference_text = en.evaluate("""() => { const o = {}; document.querySelectorAll('.mlsysim-v[data-ref]')
+        .forEach(s => o[s.dataset.attr] = s.dataset.ref); return o; }""")
+    keys = sorted(variants["choices"])
+    sample = keys[::7] + ["B200|Llama3_3_70B"]
+    assert len(sample) >= 10
+    at_reference = compute(en, dict(variants["reference"]))["result"]["values"]
+    for key in sample:
+        entry = variants["choices"][key]
+        a, m = key.split("|")
+        last = compute(en, {"accelerator": a, "model": m})
+        if "error" in entry:
+            assert last["result"]["error"] == entry["error"], key
+            continue
+        expected = {attr: (v if v is not None else reference_text[attr]) for attr, v in zip(variants["attrs"], entry["v"])}
+        ref_only = set(last["result"]["reference_only"])
+        assert ref_only and not ref_only & set(variants["attrs"]), key   # declared, and never in the page's data
+        values = last["result"]["values"]
+        assert {k: v for k, v in values.items() if k not in ref_only} == expected, key
+        assert {k: values[k] for k in ref_only} == {k: at_reference[k] for k in ref_only}, key   # the reference's
+        assert {k for k in ref_only if k in reference_text}, key                                  # some on this page
+        assert [(g["file"], g["line"], g["message"]) for g in last["result"]["failed"]] == \
+               [(g["file"], g["line"], g["message"]) for g in entry.get("failed", [])], key
+        shown = spans(en)
+        assert all(set(texts) == {expected[attr]} for attr, texts in shown.items() if attr in expected), key
+        assert all(set(shown[attr]) == {reference_text[attr]} for attr in ref_only if attr in shown), key   # not swapped
+    assert en.outside == [] and en.errors == []
+
+
+def test_broken_claims_are_marked_as_the_static_choice_marks_them(en):
+    static = en.evaluate("""() => {    // the static choice, applied synchronously by reader.js's change handler
+        const a = document.getElementById('mlsysim-choice-accelerator'), m = document.getElementById('mlsysim-choice-model');
+        a.value = 'B200'; a.dispatchEvent(new Event('change')); m.value = 'Llama3_3_70B'; m.dispatchEvent(new Event('change'));
+        return Array.from(document.querySelectorAll('.mlsysim-claim-marker')).map(m => m.textContent); }""")
+    compute(en, {"accelerator": "B200", "model": "Llama3_3_70B"})
+    live = en.evaluate("Array.from(document.querySelectorAll('.mlsysim-claim-marker')).map(m => m.textContent)")
+    assert static and live == static
+
+
+def test_free_values_are_the_clis(en):
+    for live_choice, flags in (({"bandwidth": "6"}, ["--bandwidth", "6"]),
+                               ({"peak": "1500", "capacity": "96"}, ["--peak", "1500", "--capacity", "96"]),
+                               ({"context": "65536", "kv_precision": "fp8", "batch": "32"},
+                                ["--context", "65536", "--kv-precision", "fp8", "--batch", "32"])):
+        last = compute(en, dict(live_choice, accelerator="H100", model="Llama3_1_70B"))
+        want = as_printed(cli("-a", "H100", "-m", "Llama3_1_70B", *flags))
+        got = {k: last["result"]["values"][k] for k in want}
+        assert got == want, live_choice
+        shown = spans(en)
+        assert all(set(shown[k]) == {v} for k, v in want.items() if k in shown), live_choice
+    assert last["result"]["values"]["DecodeLoop.batch_str"] == "32"
+    assert en.outside == []
+
+
+def test_invalid_input_gets_a_plain_message(en):
+    last = compute(en, {"accelerator": "H100", "model": "Llama3_1_70B", "bandwidth": "-1"})
+    assert last["invalid"].startswith("bandwidth: ") and "above 0" in last["invalid"]
+    text = en.inner_text("#mlsysim-choice")
+    assert "bandwidth: " in text and "Traceback" not in text
+
+
+def test_figures_are_redrawn_for_the_choice(en):
+    compute(en, {"accelerator": "H100", "model": "Llama3_1_70B", "bandwidth": "6"})
+    ridge = en.evaluate("""() => { const d = document.querySelector('.mlsysim-plot[data-figure="roofline"]');
+        const t = d.data.find(t => String(t.name).startsWith('Ridge')); return t.x[0]; }""")
+    assert abs(ridge - 1978.9 / 6) < 1e-9                    # π/β of the H100 at 6 TB/s, by hand
+    kept = en.evaluate("""() => Array.from(document.querySelectorAll('.mlsysim-fig-note'))
+        .map(n => n.closest('figure').querySelector('.mlsysim-plot').dataset.figure)""")
+    assert kept == [], kept                                   # every figure follows the choice: none is noted
+    drawn = en.evaluate("window.MLSYSIM_LIVE.last.figures")
+    assert set(drawn) >= {"roofline", "prefill", "batch", "kv-designs", "queueing-knee", "calibration"}
+
+
+def test_the_address_opens_a_scenario_in_both_languages(context, server, en):
+    """The issue's address: the H100 with a 6 TB/s memory, in prose, tables and figures, in both books."""
+    want = as_printed(cli("-a", "H100", "--bandwidth", "6"))
+    assert {k: en.opened_with[k] for k in want} == want       # what the address opened, before any other test
+    compute(en, {"accelerator": "H100", "model": "Llama3_1_70B", "bandwidth": "6"})
+    zh = open_page(context, server, ZH + "?live=1&accelerator=H100&bandwidth=6")
+    assert zh.evaluate("window.MLSYSIM_LIVE.timings.restored") is True   # from the English page's snapshot
+    for page in (en, zh):
+        shown = spans(page)
+        assert {k: set(shown[k]) for k in want if k in shown} == {k: {v} for k, v in want.items() if k in shown}
+        assert {"ServingRef.ridge_str", "ServingRef.t_dec_val_str", "ServingRef.bw_str"} <= set(shown)
+        table = page.evaluate("Array.from(document.querySelectorAll('table .mlsysim-v[data-attr=\"ServingRef.bw_str\"]')).map(s => s.textContent)")
+        assert table == ["6.00"]
+        ridge = page.evaluate("""() => document.querySelector('.mlsysim-plot[data-figure="roofline"]').data
+            .find(t => /Ridge|屋脊/.test(String(t.name))).x[0]""")
+        assert abs(ridge - 1978.9 / 6) < 1e-9
+        assert page.input_value("#mlsysim-live-bandwidth") == "6" and "bandwidth=6" in page.url
+        assert page.outside == [] and page.errors == []
+    assert "实时" in zh.inner_text("#mlsysim-choice")
+    zh.close()
+
+
+def test_the_lecture_recomputes_with_another_link(context, server):
+    page = open_page(context, server, LECTURE + "?live=1&link_bandwidth=32")
+    values = page.evaluate("window.MLSYSIM_LIVE.last.result.values")
+    # 2K/β: the standing session's K = 16,384 tokens × 131,072 bytes = 2^31 bytes, moved twice over 32 GB/s
+    k_bytes = 16_384 * 2 * 32 * 8 * 128 * 2
+    assert values["StallBreakEven.t_swap_ms_str"] == fmt_int(2 * k_bytes / 32e9 * 1e3) == "134"
+    assert values["StallBreakEven.link_str"] == "32"
+    r = subprocess.run([sys.executable, "-m", "mlsysim", "lecture", "--link-bandwidth", "32", "--json"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    v = json.loads(r.stdout)                                   # the CLI reproduces the live lecture
+    assert values["StallBreakEven.t_swap_ms_str"] == fmt_int(v["keep_swap_break_even_s"] * 1e3)
+    assert values["StallBreakEven.t_star_str"] == fmt(v["keep_discard_break_even_s"], 1)
+    assert values["StandingSession.n_sessions_str"] == fmt_int(v["sessions_per_card"])
+    shown = spans(page)
+    assert set(shown["StallBreakEven.t_swap_ms_str"]) == {"134"}
+    assert page.outside == [] and page.errors == []
+    page.close()
+
+
+def test_a_file_page_explains_how_to_serve_the_book(browser, rendered_book):
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    outside = []
+    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else (outside.append(r.request.url), r.abort()))
+    page.goto((rendered_book / EN).as_uri())
+    page.click("#mlsysim-live-open")
+    page.wait_for_function("() => document.querySelector('#mlsysim-choice .mc-status').textContent.includes('http.server')")
+    assert page.evaluate("document.documentElement.getAttribute('data-mlsysim-live')") is None   # nothing started
+    assert not outside
+    ctx.close()
