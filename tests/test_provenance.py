@@ -172,9 +172,10 @@ def test_guards_map_to_the_values_they_protect(serving):
     ratio = g[_line_of(code, "check(ratio > 100")]
     assert "ServingRef.ratio_str" in ratio["protects"]
     assert ratio["file"] == "appendix/_cells/serving-ref.qmd"
-    conc = g[_line_of(code, "check(conc_agent == 48")]
-    assert "ServingRef.conc_agent_str" in conc["protects"]
-    assert "ServingRef.ratio_str" not in conc["protects"]
+    # an author's pin protects nothing a reader sees: it is no guard target
+    assert _line_of(code, "pin(conc_agent == 48") not in g
+    util = g[_line_of(code, "check(util_decode < 0.01")]
+    assert "ServingRef.util_decode_str" in util["protects"] and "ServingRef.ratio_str" not in util["protects"]
     # a guard on the model's window protects the agent context's values, not the layer count
     window = g[_line_of(code, "check(s_agent <= model.context_length")]
     assert "ServingRef.s_agent_str" in window["protects"] and "ServingRef.n_layers_str" not in window["protects"]
@@ -184,12 +185,12 @@ def test_guards_map_to_the_values_they_protect(serving):
 def test_guards_are_found_from_the_source_alone_when_the_class_was_never_created(serving, appendix):
     """Recomputed for other hardware, a failing guard leaves no class: the source still maps it."""
     ns, _ = appendix
-    broken = serving["src"].replace("check(conc_agent == 48", "check(conc_agent == 49")
-    with pytest.raises(Exception, match="48"):
+    broken = serving["src"].replace("check(util_decode < 0.01", "check(util_decode < 0.0001")
+    with pytest.raises(Exception, match="one percent of the ridge"):
         exec(compile(broken, "<broken>", "exec"), dict(ns))
     g = guard_targets(None, broken, first_line=serving["first"], file=serving["file"])
-    line = _line_of(serving["code"], "check(conc_agent == 48")
-    assert [t["protects"] for t in g if t["line"] == line] == [["ServingRef.conc_agent_str"]]
+    line = _line_of(serving["code"], "check(util_decode < 0.01")
+    assert [t["protects"] for t in g if t["line"] == line] == [["ServingRef.util_decode_str"]]
 
 
 def test_guards_protect_transitively_and_fall_back_to_the_names_read():
