@@ -4,7 +4,8 @@ For each ``*_str`` attribute of a cell class this module reads the class body's 
 executing anything) and the executed class's attribute values, and explains the number:
 
 - ``name``: a readable quantity name in English and Chinese (``provenance_names.toml``, else the
-  comment on the OUTPUT or EXECUTE line, else the identifier);
+  declared title of the physics function whose result the value is, else the comment on the
+  OUTPUT or EXECUTE line, else the identifier);
 - ``expr``: the OUTPUT line's expression as written;
 - ``steps``: the chain of the class's own assignments the value depends on (breadth first from the
   OUTPUT line, at most :data:`MAX_STEPS`), each with its value, unit and the physics function it
