@@ -4,7 +4,8 @@ For each ``*_str`` attribute of a cell class this module reads the class body's 
 executing anything) and the executed class's attribute values, and explains the number:
 
 - ``name``: a readable quantity name in English and Chinese (``provenance_names.toml``, else the
-  comment on the OUTPUT or EXECUTE line, else the identifier);
+  declared title of the physics function whose result the value is, else the comment on the
+  OUTPUT or EXECUTE line, else the identifier);
 - ``expr``: the OUTPUT line's expression as written;
 - ``steps``: the chain of the class's own assignments the value depends on (breadth first from the
   OUTPUT line, at most :data:`MAX_STEPS`), each with its value, unit and the physics function it
@@ -90,16 +91,20 @@ def _names_table(path: str = str(NAMES_FILE)) -> dict[str, dict[str, str]]:
     return out
 
 
-def readable_name(cls_name: str, attr: str, comment: str = "") -> dict[str, str]:
+def readable_name(cls_name: str, attr: str, comment: str = "",
+                  function: dict[str, str] | None = None) -> dict[str, str]:
     """The quantity's name in both languages.
 
     The table wins (``Cls.stem`` before ``stem``, the stem being the attribute without ``_str``),
-    because its two names were written together; a comment on the OUTPUT or EXECUTE line names
-    what the table lacks; last, the identifier with underscores as spaces.
+    because its two names were written together; then the declared title (``title_en``,
+    ``title_zh``) of ``function``, the physics function whose result the value is; then a comment
+    on the OUTPUT or EXECUTE line; last, the identifier with underscores as spaces.
     """
     stem = attr[:-4] if attr.endswith("_str") else attr
     table = _names_table()
     entry = table.get(f"{cls_name}.{stem}") or table.get(stem) or {}
+    if not entry.get("en") and function and function.get("title_en"):
+        entry = {"en": function["title_en"], "zh": function.get("title_zh") or entry.get("zh", "")}
     fallback = _clean_comment(comment) or stem.replace("_", " ")
     en = entry.get("en") or fallback
     zh = entry.get("zh") or en
@@ -533,6 +538,47 @@ def _parse_body(source: str, cls_name: str = "") -> _Body:
 
 # ───────────────────────────── explaining ─────────────────────────────
 
+#: methods and attributes that change a quantity's unit or form, not what it is
+_SAME_QUANTITY = {"to", "m_as", "magnitude", "m", "to_base_units", "to_compact"}
+
+
+def _formatted(node: ast.expr) -> ast.expr:
+    """What an OUTPUT line formats: the first argument of its formatter calls (``fmt(x, ...)``,
+    ``cap(fmt_words(x))``), peeled while the call is a ``fmt``-style or wrapping call of one argument."""
+    while isinstance(node, ast.Call) and node.args:
+        f = node.func
+        fname = f.id if isinstance(f, ast.Name) else (f.attr if isinstance(f, ast.Attribute) else "")
+        if not (fname.lower().startswith("fmt") or fname.endswith("_cap") or fname == "Fmt"):
+            break
+        node = node.args[0]
+    return node
+
+
+def _power_of_ten(node: ast.expr) -> bool:
+    """A literal 10^k (``1e3``, ``100``, ``1e-9``): a change of unit or a percent, not a new quantity
+    (``2 * t`` is one)."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
+            and not isinstance(node.value, bool) and node.value > 0):
+        return False
+    k = math.log10(node.value)
+    return abs(k - round(k)) < 1e-9
+
+
+def _bare(node: ast.expr) -> ast.expr:
+    """``node`` without unit conversions and scale factors of ten (``t.to(ms).magnitude * 1e3``)."""
+    while True:
+        if isinstance(node, ast.Attribute) and node.attr in _SAME_QUANTITY:
+            node = node.value
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in _SAME_QUANTITY):
+            node = node.func.value
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)) and _power_of_ten(node.right):
+            node = node.left
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and _power_of_ten(node.left):
+            node = node.right
+        else:
+            return node
+
 _analysed: "weakref.WeakKeyDictionary[type, tuple[_Body, int, str]]" = weakref.WeakKeyDictionary()
 
 
@@ -669,6 +715,29 @@ class _Explainer:
                     return info
         return None
 
+    def _producing_function(self, a: _Assign | None) -> dict | None:
+        """The declared record of the physics function whose result ``a`` formats, or None.
+
+        Only when the value IS that result: the formatter's argument is one name (or the call
+        itself) changed at most in unit or scale (``.to(ms)``, ``.magnitude``, ``* 1e3``), and
+        that name is assigned the whole call (not a tuple's part, not an expression around it).
+        """
+        if a is None:
+            return None
+        node = _bare(_formatted(a.node))
+        for _ in range(4):  # an alias chain: x = t_dec; x_str = fmt(x)
+            if isinstance(node, ast.Name):
+                b = self.body.assigns.get(node.id)
+                if b is None or b.tuple_target:
+                    return None
+                node = _bare(b.node)
+                continue
+            break
+        if not isinstance(node, ast.Call):
+            return None
+        info = self._function_of(_Assign("", node, "", 0, "", [], [node]))
+        return info if info and info.get("title_en") else None
+
     # -- registry paths
     def _registry_input(self, obj: Any, r: _Read, name: str) -> dict:
         owner, rest = None, []
@@ -726,7 +795,7 @@ class _Explainer:
                 if b and _clean_comment(b.comment):
                     comment = b.comment
                     break
-        out["name"] = readable_name(body.cls_name, attr, comment)
+        out["name"] = readable_name(body.cls_name, attr, comment, self._producing_function(a))
         out["expr"] = a.expr if a else ""
         out["steps"], out["inputs"] = [], []
         out["file"] = self.file
