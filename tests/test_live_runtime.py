@@ -136,7 +136,9 @@ def test_pyodide_computes_exactly_the_builds_variants(pyodide_run):
                {k: build[k] for k in ("accelerator", "model", "node", "precision", "note")}
     ref, b200, fast = pyodide_run["results"]
     assert ref["failed"] == [] and len(ref["values"]) > 80
-    assert any("48" in f["message"] for f in b200["failed"])          # the KV chapter's 48 no longer holds
+    # B200 holds more than the KV chapter's 48 trajectories: that author's pin fails, and is never reported
+    assert b200["values"]["ServingRef.conc_agent_str"] != "48"
+    assert not any("KV chapter" in f["message"] for f in b200["failed"])
     # 6 TB/s: the ridge is π/β = 1978.9 / 6 = 329.8 FLOP/byte, the decode floor N b / β = 11.8 ms (by hand)
     assert fast["values"]["ServingRef.ridge_str"] == "330" and fast["values"]["ServingRef.t_dec_val_str"] == "11.8"
     assert fast["values"]["ServingRef.bw_str"] == "6.00"

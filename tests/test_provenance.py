@@ -92,7 +92,9 @@ def _inputs(e: dict) -> dict:
 
 
 def _number(s: str) -> float:
-    return float(s.replace(",", ""))
+    """A number as the explanations print it: "21,100", "0.0211", or "7.06 × 10¹⁰"."""
+    mant, _, exp = s.replace(",", "").partition(" × 10")
+    return float(mant) * 10 ** int(exp.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))) if exp else float(mant)
 
 
 # ───────────────────────── the ratio: functions, registry values and their sources

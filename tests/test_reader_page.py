@@ -250,6 +250,7 @@ def test_the_ratio_explains_itself_with_the_h100_sources(open_page):
     span = page.locator(".mlsysim-v[data-attr='ServingRef.ratio_str']").first
     assert span.inner_text() == "295"
     span.hover()
+    page.locator("#mlsysim-tip details.mt-fold").evaluate("d => { d.open = true; }")   # the steps, folded
     text = tip_text(page)
     # H100 SXM5: 3.35 TB/s HBM3 (datasheet) and 1,979 TFLOP/s dense fp8 (3,958 with sparsity)
     assert "decode-to-prefill" in text and "3.35 TB/s" in text and "1,979 TFLOP/s" in text, text
@@ -313,7 +314,8 @@ def test_links_to_the_lecture_carry_the_choice_and_the_lecture_notes_it(open_pag
     assert "accelerator=B200" in page.url
     # the lecture has no variants: it says its numbers are the reference's, and carries the choice on
     note = page.locator(".mlsysim-lecture-note")
-    assert note.count() == 1 and "reference hardware" in note.inner_text() and "B200" in note.inner_text()
+    assert note.count() == 1 and "reference hardware" in note.inner_text() and "appendix" in note.inner_text()
+    assert "Llama3_1_70B" not in note.inner_text()   # a registry key is no name a reader knows
     assert page.locator("#mlsysim-choice select").count() == 0    # no hardware choice: only live mode's control
     assert "accelerator=B200" in page.get_attribute("a.lang-switch", "href")
     # and its numbers explain themselves from the provenance alone

@@ -309,7 +309,11 @@ SWEEP = r"""
     const st = status();
     if (c.error) {
       if (!document.querySelector('#mlsysim-choice .mcs-error')) problems.push('a choice that cannot be computed is not said so');
-      if (shownChoice !== previous) problems.push('a choice that cannot be computed changed the page');
+      /* the page moves to a choice it can compute (the model kept, another accelerator) and the selects follow */
+      const sel = selA.value + '|' + selM.value, shownKey = shownChoice === 'reference' ? refKey : shownChoice;
+      if (sel !== shownKey) problems.push('the selects show ' + sel + ' while the page shows ' + shownKey);
+      if (V.choices[shownKey] && V.choices[shownKey].error) problems.push('the page shows a choice it cannot compute');
+      previous = shownChoice;
       const raw = String(c.error);
       if (/\b[A-Z][A-Za-z]*(Error|Exception)\b|Traceback/.test(st)) problems.push('the choice bar shows exception text: ' + st.slice(0, 160));
       if (lang === 'zh' && english(st).length) problems.push('the choice bar speaks English to a Chinese reader: ' + english(st).slice(0, 6).join(' '));

@@ -29,7 +29,7 @@
       summary: "Claims that do not hold for this choice:",
       claimPrefix: "",
       figNote: function (r) { return "This figure shows the reference (" + r + "), not the choice at the top of the page."; },
-      lectureNote: function (c) { return "The numbers on this page are computed for the book’s reference hardware; the choice " + c + " applies to the appendix only."; },
+      lectureNote: function () { return "The numbers on this page are computed for the book’s reference hardware; the accelerator and model chosen in the appendix apply to the appendix only."; },
       shownFor: function (c, v) { return "Shown for " + c + ": " + v + "."; },
       refInputs: function (r, v) { return "The steps and inputs below are the reference’s (" + r + "), for which this value is " + v + "."; },
       steps: "How it is computed", inputs: "Inputs", scenario: "scenario", source: "Source",
@@ -52,7 +52,7 @@
       summary: "对所选硬件不成立的论断：",
       claimPrefix: "此处论断对所选硬件不成立：",
       figNote: function (r) { return "此图显示的是参考配置（" + r + "），而非页首所选的硬件。"; },
-      lectureNote: function (c) { return "本页数字按本书的参考硬件计算；所选的 " + c + " 只用于附录。"; },
+      lectureNote: function () { return "本页数字按本书的参考硬件计算；在附录中所选的加速器与模型只用于附录。"; },
       shownFor: function (c, v) { return "按 " + c + " 计算：" + v + "。"; },
       refInputs: function (r, v) { return "下列步骤与输入均为参考配置（" + r + "）的值，参考配置下此值为 " + v + "。"; },
       steps: "计算过程", inputs: "输入", scenario: "情景", source: "来源",
@@ -512,7 +512,7 @@
     if (P.live) liveControl(liveBar());
     var qa = params.get("accelerator"), qm = params.get("model");
     if (qa || qm) {
-      var note = el("p", "mlsysim-lecture-note", L.lectureNote([qa, qm].filter(Boolean).join(", ")));
+      var note = el("p", "mlsysim-lecture-note", L.lectureNote());
       note.setAttribute("role", "note");
       insertTop(note);
     }
@@ -557,7 +557,8 @@
     }
     if (!e) { add(tip, "p", "mt-none", L.noExpl); return; }
     /* the formula first (the declared equation of the function that computes it), the code folded away */
-    var fn = e.function || (e.steps || []).map(function (s) { return s.function; }).filter(function (f) { return f && f.equation; })[0];
+    /* only when the value is that function's result: the first step is the quantity the output formats */
+    var fn = e.function || ((e.steps || [])[0] || {}).function;
     if (fn && fn.equation) {
       var eqp = add(tip, "p", "mt-formula");
       var title = lang === "zh" ? fn.title_zh : fn.title_en;
