@@ -98,9 +98,17 @@ def rendered_book(tmp_path_factory) -> Path:
 #: fixtures that build or open the whole book: a test using one (directly or through another fixture) is in
 #: the ``book`` tier; the fast tier is ``pytest -m "not book"``
 BOOK_FIXTURES = frozenset({"rendered_book", "executed_appendix", "browser"})
+#: test files whose tests run builds of a book, Node, a browser or signalled processes (seconds each)
+BOOK_MODULES = frozenset({
+    "test_translation", "test_hostile_engine", "test_hostile_processes", "test_hostile_inputs", "test_mutations",
+    "test_author_loop", "test_parity", "test_live_runtime", "test_live_browser", "test_figures",
+    "test_appendix_golden", "test_lecture_golden", "test_numbering", "test_compare_render", "test_render_book",
+    "test_render_errors", "test_render_fixture", "test_bookbuild_execute", "test_bookbuild_check", "test_pages",
+    "test_reader_page", "test_browser_explorer", "test_notebook_explorer", "test_quarto_post_render_live",
+    "test_citations_pinned", "test_value_names", "test_passes", "test_measurements", "test_units_cold_start"})
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if BOOK_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if BOOK_FIXTURES & set(getattr(item, "fixturenames", ())) or item.module.__name__.rsplit(".", 1)[-1] in BOOK_MODULES:
             item.add_marker(pytest.mark.book)
