@@ -44,6 +44,8 @@ def build_args(ap: argparse.ArgumentParser) -> None:
                     help="render: html, pdf, epub, comma-separated (default html,pdf)")
     ap.add_argument("--output-dir", type=folder_path, default=None, metavar="DIR",
                     help="render: put each book in DIR/<lang> instead of the profile's output-dir")
+    ap.add_argument("--stale-translations", choices=("error", "warn"), default=None,
+                    help="a translation behind its English source: fail (default) or warn (the preview)")
     ap.add_argument("--with-parent", type=process_id, default=None, help=argparse.SUPPRESS)  # preview, diff
 
 
@@ -62,7 +64,8 @@ def settings_of(args) -> Settings:
     return Settings.make(root, data_env=DATA_ENV, cache=False if args.no_cache else None, cell_timeout=args.cell_timeout,
                          jobs=args.jobs, formats=args.formats,
                          output_dir=args.output_dir.resolve() if getattr(args, "output_dir", None) else None,
-                         cache_dir=getattr(args, "cache_dir", None))
+                         cache_dir=getattr(args, "cache_dir", None),
+                         stale_translations=getattr(args, "stale_translations", None))
 
 
 def profile_names(root: Path, arg: str | None) -> list[str]:

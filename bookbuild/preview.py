@@ -42,18 +42,20 @@ CLIENT_JS = "/__bookbuild__/client.js"
 #: Content-Security-Policy runs scripts of the book's own origin only); its tag carries the version
 CLIENT = """(function(){
   var me = document.currentScript, seen = parseInt(me.getAttribute('data-version'), 10);
-  function banner(lines){
+  function banner(lines, warn){
     var b = document.getElementById('bookbuild-errors');
     if (!lines || !lines.length){ if (b) b.remove(); return; }
     if (!b){ b = document.createElement('div'); b.id = 'bookbuild-errors'; b.setAttribute('role','alert');
-      b.style.cssText = 'position:fixed;left:0;right:0;top:0;z-index:9999;background:#7f1d1d;color:#fff;'
-        + 'font:13px/1.45 ui-monospace,monospace;padding:10px 14px;white-space:pre-wrap;max-height:45vh;overflow:auto';
       document.body.appendChild(b); }
-    b.textContent = 'The last build failed (the page shows the previous good build):\\n' + lines.join('\\n');
+    b.className = warn ? 'bookbuild-warning' : 'bookbuild-failure';
+    b.style.cssText = 'position:fixed;left:0;right:0;top:0;z-index:9999;color:#fff;background:' + (warn ? '#7a4b00' : '#7f1d1d')
+      + ';font:13px/1.45 ui-monospace,monospace;padding:10px 14px;white-space:pre-wrap;max-height:45vh;overflow:auto';
+    b.textContent = (warn ? 'Built, with warnings:\\n' : 'The last build failed (the page shows the previous good build):\\n')
+      + lines.join('\\n');
   }
   function apply(s){
     if (s.ok && s.version !== seen){ location.reload(); return; }
-    banner(s.ok ? [] : s.errors);
+    if (s.ok) banner(s.warnings, true); else banner(s.errors, false);
   }
   var es = new EventSource('%(events)s');
   es.onmessage = function(e){ apply(JSON.parse(e.data)); };
@@ -83,7 +85,9 @@ class State:
             self.cond.notify_all()
 
     def snapshot(self) -> dict:
-        return {"version": self.version, "ok": self.ok, "errors": self.errors}
+        """``errors`` of a failed build; ``warnings`` of one that passed (``self.errors`` holds either)."""
+        return {"version": self.version, "ok": self.ok, "errors": [] if self.ok else self.errors,
+                "warnings": self.errors if self.ok else []}
 
 
 def watched_files(root: Path, names: list[str]) -> list[Path]:
@@ -150,12 +154,14 @@ BUILDS = Builds()
 def build_once(root: Path, profile: str, cell_timeout: float | None = None) -> tuple[bool, list[str], float]:
     """One ``render`` (HTML only) in a fresh process; returns (ok, error lines, seconds)."""
     cmd = [sys.executable, "-m", "bookbuild", "render", "--profile", profile, "--root", str(root),
-           "--formats", "html", "--with-parent", str(os.getpid())]
+           "--formats", "html", "--stale-translations", "warn", "--with-parent", str(os.getpid())]
     if cell_timeout:
         cmd += ["--cell-timeout", str(cell_timeout)]
     t0 = time.perf_counter()
     r = BUILDS.run(cmd, root)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "waiting for it" not in ln]
+    if r.returncode == 0:   # a build that passed says only its warnings (a stale translation)
+        lines = [ln.split("warning: ", 1)[1] for ln in lines if ln.startswith("bookbuild: note: warning: ")]
     return r.returncode == 0, lines, time.perf_counter() - t0
 
 
@@ -264,10 +270,20 @@ def options(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def all_profiles(root: Path, profile: str) -> list[str]:
+    """The profile previewed and every other of the project: their chapters are watched too."""
+    try:
+        from .project import profiles
+        return [profile] + [p for p in profiles(root) if p != profile]
+    except Exception:  # noqa: BLE001 - a broken config is reported by the build itself
+        return [profile]
+
+
 def watch(root: Path, profile: str, interval: float, rebuild) -> None:
     """Build, then poll the sources and ``rebuild()`` on a change. The snapshot a build is compared with
     is taken before it starts, so an edit saved while it runs triggers the next one."""
-    files = watched_files(root, [profile])
+    names = all_profiles(root, profile)   # a translation's stamp (``translated``) rebuilds the English preview
+    files = watched_files(root, names)
     snap, first = snapshot(files), True
     while True:
         if not first:
@@ -282,7 +298,7 @@ def watch(root: Path, profile: str, interval: float, rebuild) -> None:
         first = False
         snap, started = snapshot(files), time.time_ns()
         rebuild()
-        files = watched_files(root, [profile])   # an include may have been added
+        files = watched_files(root, names)   # an include may have been added
         snap = changed_since(snap, files, started)
 
 
@@ -300,6 +316,8 @@ def main(argv: list[str]) -> int:
 
     def report(ok, errors, secs):
         if ok:
+            for ln in errors:   # warnings of a build that passed
+                print(f"warning: {ln}", file=sys.stderr, flush=True)
             print(f"preview: built {profile} in {secs:.1f} s", flush=True)
         else:
             for ln in errors:

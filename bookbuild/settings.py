@@ -221,6 +221,7 @@ class Settings:
     pandoc: str | None = None           # PANDOC
     cjk_font_dir: str | None = None     # BOOK_CJK_FONT_DIR
     data_dirs: tuple[str, ...] = ()     # the folders the data variables name (see make's data_env)
+    stale_translations: str = "error"   # "warn": a stale translation is a note, not a failure (the preview)
 
     @classmethod
     def make(cls, root: Path | str, env: Mapping[str, str] | None = None, data_env: tuple[str, ...] = (),

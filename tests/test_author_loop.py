@@ -178,9 +178,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def preview(tmp_path):
-    root = project(tmp_path)
+def start_preview(root: Path):
+    """``preview`` of ``root``'s English book, after its first build: (port, process)."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "bookbuild", "preview", "--no-browser", "--port", str(port),
                              "--root", str(root), "--profile", "en", "--interval", "0.2"],
@@ -198,8 +197,36 @@ def preview(tmp_path):
     else:
         proc.kill()
         raise AssertionError("the preview did not finish its first build: " + proc.stderr.read())
+    return port, proc
+
+
+@pytest.fixture
+def preview(tmp_path):
+    root = project(tmp_path)
+    port, proc = start_preview(root)
     yield root, port, proc
     if proc.poll() is None:
+        proc.kill()
+
+
+def test_preview_warns_of_a_stale_translation_and_clears_it_once_stamped(tmp_path, browser):
+    root = project(tmp_path)
+    build(root, "appendix/ref.zh.qmd", "--source", CHAPTER, cmd="translated")   # stamped against the English
+    port, proc = start_preview(root)
+    try:
+        page = browser.new_page()
+        page.goto(f"http://127.0.0.1:{port}/appendix/ref.html")
+        ch = root / CHAPTER
+        ch.write_text(ch.read_text(encoding="utf-8").replace("Items arrive at", "Items now arrive at"), encoding="utf-8")
+        # the English edit is built and shown; the stale translation is a warning above it, not a refusal
+        page.wait_for_selector("text=Items now arrive at", timeout=60_000)
+        page.wait_for_selector("#bookbuild-errors.bookbuild-warning", timeout=60_000)
+        assert "translation is stale" in page.inner_text("#bookbuild-errors")
+        # stamping the translation (as the warning says) rebuilds, and the warning goes
+        build(root, "appendix/ref.zh.qmd", cmd="translated")
+        page.wait_for_selector("#bookbuild-errors", state="detached", timeout=60_000)
+        page.close()
+    finally:
         proc.kill()
 
 

@@ -58,3 +58,18 @@ def test_a_bad_registry_unit_stops_the_build_naming_the_entry(tmp_path):
     r = _check(ROOT, {"MLSYSIM_DATA_DIR": str(data)})
     assert r.returncode == 1
     assert "[Llama3_70B] parameters" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_guard_both_books_break_is_said_once_with_both_languages(tmp_path):
+    # the appendix's cells are shared by the English and the Chinese chapter: at 20 TB/s its guard fails in
+    # both books, and the build says it once, naming both (1978.9e12 / (2 * 20e12) = 49 times, by hand)
+    data = copy_with_edits(DATA, tmp_path / "data", {"accelerators.toml": (
+        'memory.bandwidth = { value = "3.35 TB/s"', 'memory.bandwidth = { value = "20 TB/s"')})
+    book = copy_with_edits(ROOT, tmp_path / "book", {},
+                           ignore=("_build", "_book", ".git", ".venv", "__pycache__", ".pytest_cache", "*.egg-info"))
+    r = _check(book, {"MLSYSIM_DATA_DIR": str(data)}, profile="all")
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if "serving-ref.qmd" in ln]
+    assert len(lines) == 1, r.stderr
+    assert lines[0].endswith("(49 times) (en, zh)"), lines[0]
+    assert len(set(r.stderr.splitlines())) == len(r.stderr.splitlines())   # no line twice

@@ -136,6 +136,19 @@ def test_check_fails_on_an_edited_english_paragraph_and_passes_after_the_stamp(t
     assert r.returncode == 0, r.stderr
 
 
+def test_the_preview_warns_of_a_stale_translation_and_watches_the_stamp(tmp_path):
+    # the author editing the English previews it: the stale translation is a warning there, not a refusal,
+    # and the translation's file (which `translated` stamps) is among the files the preview watches
+    from bookbuild.preview import all_profiles, watched_files
+    copy = copy_with_edits(ROOT, tmp_path / "book", {LECTURE: (OLD, NEW)},
+                           ignore=("_build", "_book", "__pycache__", ".venv", ".git", ".pytest_cache", "*.egg-info"))
+    r = subprocess.run([sys.executable, "-m", "bookbuild", "check", "--profile", "en", "--stale-translations", "warn",
+                        "--root", str(copy)], capture_output=True, text=True, cwd=copy, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert f"bookbuild: note: warning: {LECTURE_ZH}:2: translation is stale: {LECTURE} changed" in r.stderr
+    assert (copy / LECTURE_ZH).resolve() in {p.resolve() for p in watched_files(copy, all_profiles(copy, "en"))}
+
+
 # ---------------------------------------------------------------- glossary
 
 def test_the_glossary_loads_and_lists_the_reviewed_terms():

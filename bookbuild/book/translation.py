@@ -51,6 +51,12 @@ class TranslationError(BuildError):
     kind = "translation"
 
 
+class StaleTranslation(TranslationError):
+    """A translation behind its English source (or never stamped): an error of the build, a warning of the
+    preview (``--stale-translations warn``), where the author is editing the English."""
+    kind = "stale"
+
+
 # ---------------------------------------------------------------- prose and its hash
 
 @dataclass
@@ -202,16 +208,16 @@ def check_drift(root: Path, translated: Path, text_of: Callable[[str], str | Non
     if old is None:
         why = "was never stamped" if not re.fullmatch(r"[0-9a-f]{64}", stamped) else \
             f"is stale: {src_rel} changed since it was translated (no snapshot of the stamped text to diff)"
-        return [TranslationError(rel, fm_line, f"translation of {src_rel} {why}; {fix}")]
+        return [StaleTranslation(rel, fm_line, f"translation of {src_rel} {why}; {fix}")]
     changes = paragraph_changes(old, blocks)
-    errors: list[BuildError] = [TranslationError(
+    errors: list[BuildError] = [StaleTranslation(
         rel, fm_line, f"translation is stale: {src_rel} changed since it was translated "
                       f"({len(changes)} paragraph(s) below); {fix}")]
     last = blocks[-1].line if blocks else 1
     for blk, desc in changes[:MAX_LISTED]:
-        errors.append(TranslationError(src_rel, blk.line if blk else last, f"[for {rel}] {desc}"))
+        errors.append(StaleTranslation(src_rel, blk.line if blk else last, f"[for {rel}] {desc}"))
     if len(changes) > MAX_LISTED:
-        errors.append(TranslationError(src_rel, None, f"[for {rel}] … and {len(changes) - MAX_LISTED} more"))
+        errors.append(StaleTranslation(src_rel, None, f"[for {rel}] … and {len(changes) - MAX_LISTED} more"))
     return errors
 
 

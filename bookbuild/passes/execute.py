@@ -101,7 +101,7 @@ def _plan(build: Build, results: dict, keys: dict, errors: list) -> list[pool.Jo
         for ch in book.chapters:
             name, rel = f"{book.profile}:{ch.path.as_posix()}", ch.path.as_posix()
             if rel in build.parse_errors:
-                errors.append(build.parse_errors[rel])
+                errors.append((book.profile, build.parse_errors[rel]))
                 build.failures[name] = build.parse_errors[rel]
                 continue
             doc = build.documents[rel]
@@ -136,9 +136,26 @@ def _run_jobs(build: Build, jobs: list[pool.Job], keys: dict, results: dict, err
             keys[job.key] = chapter_key(build, book, doc, "facts")
             again.append(_job(build, book, doc, build.executed_dir(book.profile), raise_guards=False))
             continue
-        errors.append(err)
+        errors.append((job.key.split(":", 1)[0], err))
         build.failures[job.key] = err
     return again
+
+
+def once_per_problem(build: Build, errors: list[tuple[str, BuildError]]) -> list[BuildError]:
+    """Each problem once, with the books it broke: a guard of a cell both languages include fails in
+    both, and prints as one line ending in ``(en, zh)``."""
+    lang = {b.profile: b.lang for b in build.books}
+    grouped: dict[str, tuple[BuildError, list[str]]] = {}
+    for profile, err in errors:
+        langs = grouped.setdefault(err.format(), (err, []))[1]
+        if lang.get(profile, profile) not in langs:
+            langs.append(lang.get(profile, profile))
+    out = []
+    for err, langs in grouped.values():
+        if len(lang) > 1:   # only a build of several books says which
+            err.message = f"{err.message} ({', '.join(langs)})"
+        out.append(err)
+    return out
 
 
 def run(build: Build) -> None:
@@ -150,7 +167,7 @@ def run(build: Build) -> None:
         if again:
             _run_jobs(build, again, keys, results, errors)
     if errors and not build.facts:
-        raise BuildFailed(errors)
+        raise BuildFailed(once_per_problem(build, errors))
     for book in build.books:
         out = build.executed_dir(book.profile)
         build.executed[book.profile] = []
