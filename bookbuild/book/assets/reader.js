@@ -366,6 +366,17 @@
     carryQuery();
   }
 
+  /* the choice bar's spoken status line and its summary of broken claims, and the bar at the page's top */
+  function statusArea(box) {
+    status = el("div", "mc-status");
+    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");
+    box.appendChild(status);
+    summary = el("div", "mc-summary");
+    summary.hidden = true;
+    box.appendChild(summary);
+    insertTop(box);
+  }
   function buildChoice() {
     var box = el("section", "mlsysim-choice");
     box.id = "mlsysim-choice";
@@ -393,14 +404,7 @@
     reset.type = "button";
     row.appendChild(reset);
     box.appendChild(row);
-    status = el("div", "mc-status");
-    status.setAttribute("role", "status");
-    status.setAttribute("aria-live", "polite");
-    box.appendChild(status);
-    summary = el("div", "mc-summary");
-    summary.hidden = true;
-    box.appendChild(summary);
-    insertTop(box);
+    statusArea(box);
 
     /* a choice the cells cannot compute: the other half of it moves to the first one that can (the
        accelerator just chosen keeps it, with the first model that fits; a model just chosen, with the
@@ -494,14 +498,7 @@
     box.id = "mlsysim-choice";
     box.setAttribute("aria-label", L.legend);
     box.setAttribute("lang", lang);
-    status = el("div", "mc-status");
-    status.setAttribute("role", "status");
-    status.setAttribute("aria-live", "polite");
-    box.appendChild(status);
-    summary = el("div", "mc-summary");
-    summary.hidden = true;
-    box.appendChild(summary);
-    insertTop(box);
+    statusArea(box);
     return box;
   }
 
