@@ -28,7 +28,7 @@ from . import procs
 from .book.hooks import DATA_ENV
 from .errors import BuildError, BuildFailed
 from .project import profiles as list_profiles
-from .settings import (DEFAULT_CELL_TIMEOUT, Parser, Settings, check_profile, debug_requested, folder_path,
+from .settings import (DEFAULT_CELL_TIMEOUT, DEFAULT_FORMATS, Parser, Settings, check_profile, debug_requested, folder_path,
                        formats_list, jobs_count, positive_seconds, process_id, project_root, root_option)
 
 
@@ -40,8 +40,8 @@ def build_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--cell-timeout", type=positive_seconds, default=DEFAULT_CELL_TIMEOUT, metavar="SECONDS",
                     help=f"stop a cell that runs longer (default {DEFAULT_CELL_TIMEOUT:g})")
     ap.add_argument("--jobs", type=jobs_count, default=0, help="processes at once (default: one per core)")
-    ap.add_argument("--formats", type=formats_list, default=("html", "pdf"),
-                    help="render: html, pdf, epub, comma-separated (default html,pdf)")
+    ap.add_argument("--formats", type=formats_list, default=DEFAULT_FORMATS,
+                    help="render: html, pdf, epub, comma-separated (default html,pdf,epub)")
     ap.add_argument("--output-dir", type=folder_path, default=None, metavar="DIR",
                     help="render: put each book in DIR/<lang> instead of the profile's output-dir")
     ap.add_argument("--stale-translations", choices=("error", "warn"), default=None,

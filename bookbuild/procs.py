@@ -211,15 +211,17 @@ def _reap() -> None:
 
 
 def run(cmd: Sequence[str], data: bytes | None = None, cwd: str | None = None,
-        timeout: float | None = None, polite: bool = False) -> subprocess.CompletedProcess:
+        timeout: float | None = None, polite: bool = False,
+        extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """``subprocess.run(cmd, input=data, capture_output=True)``, registered so that it dies with the build,
-    under a UTF-8 locale whatever the user's (:func:`~bookbuild.settings.tool_environment`). ``polite``: the
-    command is a build of ours (in its own group, stopped with SIGTERM first)."""
+    under a UTF-8 locale whatever the user's (:func:`~bookbuild.settings.tool_environment`), with ``extra_env``
+    added. ``polite``: the command is a build of ours (in its own group, stopped with SIGTERM first)."""
     if _STOPPING.is_set():
         raise KeyboardInterrupt("the build is stopping")
     proc = subprocess.Popen(list(cmd), stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                            start_new_session=polite, env=tool_environment())
+                            start_new_session=polite,
+                            env=dict(tool_environment() or os.environ, **extra_env) if extra_env else tool_environment())
     register(proc.pid, "polite" if polite else "plain")
     try:
         out, err = proc.communicate(data, timeout=timeout)

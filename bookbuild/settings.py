@@ -30,7 +30,7 @@ DEFAULT_CELL_TIMEOUT = 120.0
 #: what one cell may print or display
 DEFAULT_OUTPUT_CAP = 1_000_000
 FORMATS = ("html", "pdf", "epub")
-DEFAULT_FORMATS = ("html", "pdf")
+DEFAULT_FORMATS = ("html", "pdf", "epub")
 
 
 # ------------------------------------------------------------------ the command line

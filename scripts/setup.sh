@@ -16,6 +16,7 @@ ls /usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc >/dev/null 2>&1 \
   || need_apt+=(fonts-noto-cjk)          # the CJK font the Chinese PDF is set in
 command -v chromium >/dev/null || need_apt+=(chromium)        # browser tests and screenshots
 command -v pdftotext >/dev/null || need_apt+=(poppler-utils)  # PDF text checks
+[ -f /usr/share/java/epubcheck.jar ] || need_apt+=(epubcheck default-jre-headless)  # EPUB validity (tests)
 if [ ! -x "$VENV/bin/python" ] && ! "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1; then
   need_apt+=(python3-venv)               # Debian ships venv/ensurepip separately
 fi

@@ -48,8 +48,10 @@ class Site:
     chapters: list[Chapter]
     ctx: Context
     bibliography: list[Path]
-    pdf_name: str
+    pdf_name: str | None                 # None: the render makes no PDF (no link to one)
     others: list[OtherProfile]
+    epub_name: str | None = None
+    repo_url: str | None = None          # Quarto's book: repo-url
     additions: Additions = field(default_factory=Additions)
     store: object = None
 
@@ -138,6 +140,17 @@ def lang_links(site: Site, ch: Chapter) -> str:
         u = ui(o.lang)
         out.append(f'<a class="lang-switch" href="{html.escape(href)}" hreflang="{o.lang}" '
                    f'lang="{o.lang}" title="{html.escape(u["switch"])}">{html.escape(u["lang_name"])}</a>')
+    return "\n".join(out)
+
+
+def downloads(site: Site, root: str) -> str:
+    """The top bar's links to the book's other formats and to its repository (when the book names one)."""
+    u, e = ui(site.lang), html.escape
+    out = [f'<a class="pdf-link" href="{e(root + name)}" title="{e(u[k + "_title"])}">{e(u[k])}</a>'
+           for k, name in (("pdf", site.pdf_name), ("epub", site.epub_name)) if name]
+    if site.repo_url:
+        out.append(f'<a class="pdf-link repo-link" href="{e(site.repo_url)}" title="{e(u["source_title"])}">'
+                   f'{e(u["source"])}</a>')
     return "\n".join(out)
 
 
@@ -256,7 +269,7 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
 <a class="topbar-title" href="{root}index.html">{e(site.title)}</a>
 <span class="topbar-spacer"></span>
 {lang_links(site, ch)}
-<a class="pdf-link" href="{e(root + site.pdf_name)}" title="{e(u['pdf_title'])}">{e(u['pdf'])}</a>
+{downloads(site, root)}
 <button type="button" class="theme-toggle" title="{e(u['theme'])}" aria-label="{e(u['theme'])}"><span class="icon-light">☾</span><span class="icon-dark">☀</span></button>
 </header>
 <div class="layout">

@@ -1,8 +1,11 @@
-"""Where a chapter's page goes in the rendered book (Quarto's names), and the book's PDF name."""
+"""Where a chapter's page goes in the rendered book (Quarto's names), the book's PDF and EPUB names, and
+the address of its repository."""
 from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
+
+from .pandoc import RenderError
 
 
 def page_for(source: str, executed: str | None = None) -> str:
@@ -20,6 +23,27 @@ def pdf_name(book: dict) -> str:
     slug = re.sub(r'[\\/:*?"<>|#%&{}$!\'`@+=]+', "", title).strip()
     slug = re.sub(r"\s+", "-", slug)
     return (slug or "book") + ".pdf"
+
+
+def epub_name(book: dict) -> str:
+    """The EPUB beside the PDF: the same name, ``.epub``."""
+    return str(PurePosixPath(pdf_name(book)).with_suffix(".epub"))
+
+
+URL_RE = re.compile(r"^https?://[^\s\"'<>`]+$")
+
+
+def repo_url(book: dict) -> str | None:
+    """Quarto's ``book: repo-url`` (an ``http(s)`` address), or None. Anything else is refused: the address
+    becomes a link on every page."""
+    meta = book.get("metadata") if isinstance(book.get("metadata"), dict) else {}
+    b = meta.get("book") if isinstance(meta.get("book"), dict) else {}
+    v = b.get("repo-url")
+    if v is None or v == "":
+        return None
+    if not isinstance(v, str) or not URL_RE.match(v.strip()):
+        raise RenderError("_quarto.yml", None, f"book: repo-url must be an http(s) address, not {str(v)[:80]!r}")
+    return v.strip()
 
 
 def source_key(source: str) -> str:

@@ -1,4 +1,4 @@
-"""Render one executed book (``_build/executed/<profile>/``) to HTML and PDF.
+"""Render one executed book (``_build/executed/<profile>/``) to HTML, PDF and EPUB.
 
 Input contract (written by :mod:`bookbuild.passes`)::
 
@@ -9,7 +9,7 @@ Input contract (written by :mod:`bookbuild.passes`)::
     <executed>/book-layer.json  what a layer above adds to the pages (bookbuild.render.additions), optional
 
 Output: ``<out_dir>/<profile>/``: one HTML page per chapter (same relative path as the source, ``.html``),
-``index.html``, ``assets/``, ``search-index.js`` and the PDF ``<title>.pdf``.
+``index.html``, ``assets/``, ``search-index.js``, the PDF ``<title>.pdf`` and the EPUB ``<title>.epub``.
 """
 from __future__ import annotations
 
@@ -27,9 +27,10 @@ from .. import pandoc_ast as A
 from .additions import Additions
 from .filters import Chapter, Context
 from .html import OtherProfile, Site, render_site
-from .pages import page_for, pdf_name, source_key
+from .pages import epub_name, page_for, pdf_name, repo_url, source_key
 from .pandoc import Pandoc, RenderError
 from .pdf import render_pdf
+from .epub import render_epub
 
 
 def load_manifest(executed_dir: Path, profile: str) -> tuple[Path, dict]:
@@ -171,7 +172,8 @@ def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
     if "html" in formats:
         ctx = Context("html", lang, prefixes, chapters, index, bib.keys, pandoc, cite)
         site = Site(profile=profile, lang=lang, title=title, chapters=chapters, ctx=ctx, bibliography=bibs,
-                    pdf_name=name, others=_other_profiles(exec_dir, profile), additions=Additions.read(exec_dir),
+                    pdf_name=name if "pdf" in formats else None,
+                    epub_name=epub_name(book) if "epub" in formats else None, repo_url=repo_url(book), others=_other_profiles(exec_dir, profile), additions=Additions.read(exec_dir),
                     store=pandoc.store)
         files += render_site(site, out)
     if "pdf" in formats:
@@ -179,4 +181,8 @@ def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
         typ = root / "_build" / "typst" / profile / "book.typ"
         files.append(render_pdf(ctx, chapters, title, bibs, out, out / name, typ, cjk_font_dir=cjk_font_dir,
                                 store=pandoc.store, metadata=book.get("metadata")))
+    if "epub" in formats:
+        ctx = Context("epub", lang, prefixes, chapters, index, bib.keys, pandoc, cite)
+        files.append(render_epub(ctx, chapters, title, out, out / epub_name(book), cjk_font_dir=cjk_font_dir,
+                                 store=pandoc.store, metadata=book.get("metadata")))
     return files

@@ -325,11 +325,31 @@ def svg_bytes(fig) -> bytes:
     with matplotlib.rc_context(rc), _GlyphGuard(what):
         buf = io.BytesIO()
         fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
-    data = buf.getvalue()
+    data = standalone_svg(buf.getvalue())
     bad = placeholder_glyphs(data)
     if bad:
         raise FigureGlyphError(f"{what}: {bad[0]}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""))
     return data
+
+
+_DOCTYPE = re.compile(rb"<!DOCTYPE[^>]*>\s*")
+_ID = re.compile(rb'(<[A-Za-z][^<>]*?\sid=")([^"]+)(")')
+_EMPTY_PATH = re.compile(rb'<path((?:(?!\sd=)[^<>])*?)\s*/>')
+
+
+def standalone_svg(data: bytes) -> bytes:
+    """matplotlib's SVG made a valid SVG document on its own, as EPUB 3 requires of an image (epubcheck): no
+    DOCTYPE naming an external DTD, every ``id`` once (the bars of one series share the series' gid; the
+    second and later get ``-2``, ``-3``, …), and a ``d`` on every path (a glyph with no outline, the space)."""
+    data = _DOCTYPE.sub(b"", data)
+    seen: dict[bytes, int] = {}
+
+    def one(m: re.Match) -> bytes:
+        n = seen.get(m.group(2), 0) + 1
+        seen[m.group(2)] = n
+        return m.group(0) if n == 1 else m.group(1) + m.group(2) + b"-%d" % n + m.group(3)
+    data = _ID.sub(one, data)
+    return _EMPTY_PATH.sub(lambda m: b'<path' + m.group(1) + b' d=""/>', data)
 
 
 _GLYPH_DEF = re.compile(rb'<path id="([^"]+)-([0-9a-f]+)"')

@@ -4,7 +4,8 @@
 - then one bottom-up walk that hands each element to its filter: :mod:`.citations` (cross-references
   become numbered links, citations are grouped for citeproc), :mod:`.equations` (numbered display
   equations), :mod:`.tables` and :mod:`.figures` (numbered captions, column widths, alt text),
-  :mod:`.visibility` (``content-visible``/``content-hidden`` by format), :mod:`.callouts`;
+  :mod:`.visibility` (``content-visible``/``content-hidden`` by format), :mod:`.callouts`,
+  :mod:`.scriptless` (a scripted figure as its static SVG where no script runs: EPUB);
 - :mod:`.references`: the bibliography's place at the end of a chapter that cites.
 
 Numbers come from the book's one index (:mod:`bookbuild.numbering`); nothing here numbers anything.
@@ -18,7 +19,7 @@ from typing import Any
 from ... import pandoc_ast as A
 from ..pandoc import Pandoc, RenderError
 from ...numbering import Index
-from . import callouts, citations, equations, figures, headers, references, tables, visibility
+from . import callouts, citations, equations, figures, headers, references, scriptless, tables, visibility
 
 
 @dataclass
@@ -71,6 +72,8 @@ def _visitor(p: Pass):
             return tables.on_table(p, el)
         if t == "Figure":
             return figures.on_figure(p, el)
+        if t == "RawBlock":
+            return scriptless.on_raw_block(p, el)
         if t == "Div":
             for f in (visibility.on_div, callouts.on_div, figures.on_div, tables.on_div):
                 out = f(p, el)

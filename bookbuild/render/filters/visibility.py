@@ -1,11 +1,13 @@
-"""``content-visible`` / ``content-hidden`` divs with ``when-format`` / ``unless-format``, as Quarto reads them."""
+"""``content-visible`` / ``content-hidden`` divs with ``when-format`` / ``unless-format``, as Quarto reads them
+(``_format.lua``): ``html`` names every HTML format, EPUB too; ``html:js`` the HTML formats that run scripts
+(not EPUB); ``pdf`` and ``latex`` the PDF (typst here)."""
 from __future__ import annotations
 
 from typing import Any
 
 from ... import pandoc_ast as A
 
-FORMAT_NAMES = {"html": {"html", "html5", "html4"}, "typst": {"pdf", "typst", "latex", "beamer"},
+FORMAT_NAMES = {"html": {"html", "html5", "html4", "html:js"}, "typst": {"pdf", "typst", "latex", "beamer"},
                 "epub": {"epub", "epub3", "html", "html5"}}
 
 
