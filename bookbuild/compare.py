@@ -13,6 +13,10 @@ For every chapter of the profile, the page each tool wrote is reduced to what a 
 Only the page's main content counts (navigation, sidebars, scripts and styles are left out), so
 what the two tools are expected to do differently (our language switch, search, the explorer's
 script) does not show. The report lists, per page and category, what only one side has.
+
+Then, unless ``--no-browser``, both books are opened in headless Chromium and compared by what a reader
+gets (:mod:`bookbuild.compare_reader`): figures drawn, sub-figure captions, the reader's choice and the
+values it shows, explanations, the language switch, downloads and requests that leave the page.
 """
 from __future__ import annotations
 
@@ -56,7 +60,7 @@ def _skipped(tag: str, a: dict) -> bool:
     """Not the page's reading text: scripts, navigation, tables of contents, hidden and meta parts."""
     cls = a.get("class") or ""
     return (tag in SKIP or "quarto-title-meta" in cls or a.get("aria-hidden") == "true"
-            or "sidebar" in cls or a.get("id") in ("TOC", "toc"))
+            or "sidebar" in cls or "toc-menu" in cls or a.get("id") in ("TOC", "toc"))
 
 
 class _Reader(HTMLParser):
@@ -261,6 +265,9 @@ def options(argv: list[str]):
     ap.add_argument("--profile", default="all", help="en | zh | all (default: all)")
     ap.add_argument("--ours", type=existing_folder, default=None, help="our book folder (default: <root>/_book)")
     ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
+    ap.add_argument("--no-browser", action="store_true",
+                    help="compare the pages' text only (not what a reader gets in Chromium: figures drawn, the "
+                         "choice, explanations, language switch, downloads, requests)")
     args = ap.parse_args(argv)
     args.root = root_option(ap, args.root)
     check_profile(ap, args.root, args.profile)
@@ -295,4 +302,16 @@ def main(argv: list[str]) -> int:
         if cmp.same:
             print(f"{name}: same headings, cross-references, captions, equation numbers and numbers")
         same = same and cmp.same
+        if not args.no_browser and cmp.pages:
+            from .compare_reader import compare_reader
+            pairs = [(p, other_page(theirs, ch["source"], p).relative_to(theirs).as_posix())
+                     for ch, p in ((c, page_for(c["source"])) for c in chapters) if p in cmp.pages]
+            diffs, facts = compare_reader(mine, theirs, pairs)
+            for d in diffs:
+                print(f"  {d.format()}")
+            drawn = sum(int(f["figures"][0].split()[0]) for f in facts.values() if f["figures"])
+            values = sum(len(f["values"]) for f in facts.values())
+            print(f"{name}: in Chromium, {len(pairs)} pages: {drawn} figures drawn, {values} values read across the "
+                  f"choices, " + ("the same for the reader" if not diffs else f"{len(diffs)} difference(s)"))
+            same = same and not diffs
     return 0 if same else 1

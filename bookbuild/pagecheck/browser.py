@@ -185,6 +185,11 @@ def check_text(tab: Tab, root: str = "document.body") -> None:
         Array.from(document.querySelectorAll('figcaption, caption')).map(c => c.innerText.trim())
           .filter(t => /^(图|表)\s?[A-Z]?[0-9.]+\s?:/.test(t)).map(t => t.slice(0, 40))"""):
         tab._add(f"a Chinese caption mixes colon styles: “{c}”")
+    # and no space after the full-width colon ("图 A.1：标题", as Chinese type sets it)
+    for c in tab.js(r"""() => document.documentElement.lang.indexOf('zh') !== 0 ? [] :
+        Array.from(document.querySelectorAll('figcaption, caption')).map(c => c.textContent.replace(/^\s+/, ''))
+          .filter(t => /^(图|表)\s?[A-Z]?[0-9.]+：[\s\u00a0]/.test(t)).map(t => t.slice(0, 40))"""):
+        tab._add(f"a Chinese caption has a space after its colon: “{c}”")
 
 
 def check_figures(tab: Tab) -> None:

@@ -11,9 +11,12 @@ from ..pandoc import RenderError
 
 def caption_prefix(p, kind: str, ident: str) -> list:
     """"Table A.1: " as Quarto writes it: the word, a no-break space, the number, ``crossref: title-delim``
-    (default ``:``) and a space."""
+    (default ``:``) and a space; after a full-width delimiter ("图 A.1："), no space, as Chinese type sets it
+    (the extension's ``cjk-caption.lua`` does the same to Quarto's captions)."""
     t = p.ctx.index.targets[ident]
-    return [A.Str(f"{p.ctx.prefixes[kind]}\u00a0{t.number}{p.ctx.prefixes.get('title-delim', ':')}"), A.Space()]
+    delim = p.ctx.prefixes.get("title-delim", ":")
+    head = A.Str(f"{p.ctx.prefixes[kind]}\u00a0{t.number}{delim}")
+    return [head] if delim.endswith("\uff1a") else [head, A.Space()]
 
 
 def _colwidths(p, a: list, colspecs: list) -> list:
