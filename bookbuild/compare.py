@@ -304,9 +304,12 @@ def main(argv: list[str]) -> int:
         same = same and cmp.same
         if not args.no_browser and cmp.pages:
             from .compare_reader import compare_reader
-            pairs = [(p, other_page(theirs, ch["source"], p).relative_to(theirs).as_posix())
+            # served from the folders above the language folders (when there are), so the switch can be followed
+            root_a, root_b = (mine.parent if mine != ours else mine), (theirs.parent if theirs != other else theirs)
+            pairs = [((mine / p).relative_to(root_a).as_posix(),
+                      other_page(theirs, ch["source"], p).relative_to(root_b).as_posix())
                      for ch, p in ((c, page_for(c["source"])) for c in chapters) if p in cmp.pages]
-            diffs, facts = compare_reader(mine, theirs, pairs)
+            diffs, facts = compare_reader(root_a, root_b, pairs)
             for d in diffs:
                 print(f"  {d.format()}")
             drawn = sum(int(f["figures"][0].split()[0]) for f in facts.values() if f["figures"])

@@ -32,8 +32,8 @@ PAGE_FACTS = r"""() => {
     .map(c => c.textContent.trim()).filter(t => /^\([a-z]\)/.test(t)).map(t => t.slice(0, 40));
   const V = window.MLSYSIM_PAGE && window.MLSYSIM_PAGE.variants;
   const bar = !!document.getElementById('mlsysim-choice-accelerator') && !!document.getElementById('mlsysim-choice-model');
-  const lang = Array.from(document.querySelectorAll('a[hreflang]')).map(a => a.getAttribute('href'));
-  const downloads = Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href'))
+  const lang = Array.from(document.querySelectorAll('a[hreflang]')).map(a => a.href);
+  const downloads = Array.from(document.querySelectorAll('a[href]')).map(a => a.href)
     .filter(h => /\.(pdf|epub)$/i.test(h));
   return {plots: plots.length, drawn: drawn, sub: sub, bar: bar, choices: V ? Object.keys(V.choices).length : 0,
           keys: V ? Object.keys(V.choices).sort() : [], reference: V ? V.reference.accelerator + '|' + V.reference.model : null,
@@ -56,16 +56,27 @@ EXPLAIN = r"""async () => {
 }"""
 
 
-def _exists(book: Path, page: str, href: str) -> bool:
-    target = (book / page).parent / href.split("#")[0].split("?")[0]
+def _exists(root: Path, base: str, url: str) -> bool:
+    """Whether the file an address of the served ``root`` names is there (a folder: its index.html)."""
+    from urllib.parse import unquote
+    if not url.startswith(base):
+        return False
+    target = root / unquote(url[len(base):].split("#")[0].split("?")[0])
     try:
-        return target.resolve().is_file()
+        target = target.resolve()
+        return target.is_relative_to(root.resolve()) and (target.is_file() or (target / "index.html").is_file())
     except OSError:
         return False
 
 
-def reader_facts(tab, book: Path, base: str, page: str) -> dict[str, list[str]]:
-    """The facts of one page of ``book`` (served at ``base``), each a list of strings."""
+def _shown(base: str, url: str) -> str:
+    from urllib.parse import unquote
+    return unquote(url[len(base):]) if url.startswith(base) else url
+
+
+def reader_facts(tab, root: Path, base: str, page: str) -> dict[str, list[str]]:
+    """The facts of one page (``page``, relative to the served folder ``root``, at ``base``), each a list of
+    strings."""
     from .pagecheck.browser import _wait_figures, set_choice
     facts: dict[str, list[str]] = {k: [] for k in FACTS}
     if not tab.open(base + page, page, 1280):
@@ -77,8 +88,8 @@ def reader_facts(tab, book: Path, base: str, page: str) -> dict[str, list[str]]:
     facts["subfigures"] = f["sub"]
     facts["choice"] = ([f"choice bar with {f['choices']} choices ({len(f['errors'])} not computable)"]
                        if f["bar"] else ["no choice bar"] if f["choices"] == 0 else [f"{f['choices']} choices, no bar"])
-    facts["language"] = [f"{h} ({'exists' if _exists(book, page, h) else 'missing'})" for h in f["lang"]]
-    facts["formats"] = [f"{h} ({'exists' if _exists(book, page, h) else 'missing'})" for h in f["downloads"]]
+    facts["language"] = [f"{_shown(base, h)} ({'exists' if _exists(root, base, h) else 'missing'})" for h in f["lang"]]
+    facts["formats"] = [f"{_shown(base, h)} ({'exists' if _exists(root, base, h) else 'missing'})" for h in f["downloads"]]
     facts["explanation"] = [str(tab.page.evaluate(EXPLAIN))]
     facts["values"] = [f"[as loaded] {v}" for v in tab.js(VALUES)]
     if f["bar"] and f["keys"]:
@@ -93,8 +104,9 @@ def reader_facts(tab, book: Path, base: str, page: str) -> dict[str, list[str]]:
 
 
 def compare_reader(ours: Path, other: Path, pages: list[tuple[str, str]], browser=None) -> tuple[list[PageDiff], dict]:
-    """``pages``: (our page, the other's page) relative to ``ours`` and ``other``. Returns the differences and,
-    per page, our facts (for the summary)."""
+    """``pages``: (our page, the other's page) relative to ``ours`` and ``other``, the folders served (the
+    books' folders holding ``en/`` and ``zh/``, so that the language switch can be followed). Returns the
+    differences and, per page, our facts (for the summary)."""
     from .pagecheck.browser import Tab, _launch, serve
     own = None
     if browser is None:

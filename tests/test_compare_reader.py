@@ -7,8 +7,8 @@ import shutil
 
 from bookbuild.compare_reader import compare_reader
 
-PAGES = [("index.html", "index.html"), ("appendix/inference-cost.html", "appendix/inference-cost.html"),
-         ("lectures/lecture19-agent-stalls.html", "lectures/lecture19-agent-stalls.html")]
+PAGES = [(f"en/{p}", f"en/{p}") for p in ("index.html", "appendix/inference-cost.html",
+                                          "lectures/lecture19-agent-stalls.html")]
 
 
 def _kinds(diffs):
@@ -16,19 +16,17 @@ def _kinds(diffs):
 
 
 def test_the_same_book_compares_equal_and_a_broken_one_does_not(rendered_book, tmp_path):
-    ours = rendered_book / "en"
+    ours = rendered_book
     diffs, facts = compare_reader(ours, ours, PAGES)
     assert diffs == [], [d.format() for d in diffs]
-    app = facts["appendix/inference-cost.html"]
+    app = facts["en/appendix/inference-cost.html"]
     assert app["figures"] == ["7 of 7 figure(s) drawn"]   # six figures and the explorer's roofline
     assert app["choice"][0].startswith("choice bar with ") and app["explanation"][0]
     assert any(v.startswith("[as loaded] ServingRef.ratio_str = ") for v in app["values"])
     assert len({v.split("]")[0] for v in app["values"]}) == 4   # as loaded, reference, another, not computable
 
-    broken = tmp_path / "en"
-    shutil.copytree(ours, broken)
-    other = rendered_book / "zh"
-    shutil.copytree(other, tmp_path / "zh")
+    shutil.copytree(ours, tmp_path / "book")
+    broken = tmp_path / "book" / "en"
     app_page = broken / "appendix" / "inference-cost.html"
     html = app_page.read_text(encoding="utf-8")
     # a value the page prints differently, a figure whose data is gone
@@ -44,14 +42,14 @@ def test_the_same_book_compares_equal_and_a_broken_one_does_not(rendered_book, t
     lec.write_text(text.replace("</main>", '<img src="http://203.0.113.9/pixel.png" alt=""></main>'), encoding="utf-8")
     idx = broken / "index.html"
     idx.write_text(re.sub(r'<a class="lang-switch"[^>]*>[^<]*</a>', "", idx.read_text(encoding="utf-8")), encoding="utf-8")
-    (broken / next(p.name for p in ours.glob("*.epub"))).unlink()
+    (broken / next(p.name for p in (ours / "en").glob("*.epub"))).unlink()
 
-    diffs, _ = compare_reader(ours, broken, PAGES)
+    diffs, _ = compare_reader(ours, tmp_path / "book", PAGES)
     kinds = _kinds(diffs)
-    assert ("appendix/inference-cost.html", "reader: values") in kinds
-    assert ("appendix/inference-cost.html", "reader: figures") in kinds
-    assert ("lectures/lecture19-agent-stalls.html", "reader: requests") in kinds
-    assert ("index.html", "reader: language") in kinds
-    assert ("index.html", "reader: formats") in kinds   # the EPUB the pages link is gone
+    assert ("en/appendix/inference-cost.html", "reader: values") in kinds
+    assert ("en/appendix/inference-cost.html", "reader: figures") in kinds
+    assert ("en/lectures/lecture19-agent-stalls.html", "reader: requests") in kinds
+    assert ("en/index.html", "reader: language") in kinds
+    assert ("en/index.html", "reader: formats") in kinds   # the EPUB the pages link is gone
     values = next(d for d in diffs if d.category == "reader: values")
     assert any("ServingRef.ratio_str = 296" in x for x in values.only_other)
