@@ -178,7 +178,7 @@ def stall_mixture_mean(weights, stalls):
     return (sum((w * t for w, t in zip(ws, ts)), Q_(0, "second")) / sum(ws)).to("second")
 
 
-@equation("share_j = w_j T_j / Σ w_i T_i", name_en="share of the keep bill", name_zh="保留费用中某一类停顿所占的比例",
+@equation("share_j = w_j T_j / Σ w_i T_i", name_en="share of the keep bill", name_zh="保留账单中某一类停顿所占的比例",
           ref="eq-lec19-tail")
 def keep_bill_share(weights, stalls, index: int) -> float:
     """w_j T_j / Σ w_i T_i (eq-lec19-tail): the share of the always-keep bill f·Σ w_i T_i from component j

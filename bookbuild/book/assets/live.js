@@ -182,7 +182,7 @@
       var input = fields[f.key];
       if (!input) return;
       if (input.tagName === "SELECT") {
-        input.options[0].textContent = f.reference + " (" + (api.lang === "zh" ? "参考" : "reference") + ")";
+        input.options[0].textContent = f.reference + (api.lang === "zh" ? "（参考）" : " (reference)");
       } else input.placeholder = shown(f.reference);
     });
   }
@@ -193,9 +193,10 @@
     var grid = el("div", "mc-live-grid");
     inputs.forEach(function (f) {
       var lab = el("label");
-      var name = el("span", "", (f.label[api.lang] || f.label.en) + (f.unit ? " " : ""));
+      var zh = api.lang === "zh";   /* Chinese: full-width brackets around a Chinese unit, no space before them */
+      var name = el("span", "", (f.label[api.lang] || f.label.en) + (f.unit && !zh ? " " : ""));
       var unitZh = { tokens: "词元", streams: "条流", heads: "个", s: "秒" };
-      if (f.unit) name.appendChild(el("span", "mc-live-unit", "(" + (api.lang === "zh" && unitZh[f.unit] || f.unit) + ")"));
+      if (f.unit) name.appendChild(el("span", "mc-live-unit", zh ? "（" + (unitZh[f.unit] || f.unit) + "）" : "(" + f.unit + ")"));
       lab.appendChild(name);
       var input;
       if (f.kind === "precision") {

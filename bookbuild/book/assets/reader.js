@@ -319,7 +319,7 @@
     if (!c) return false;
     if (c.error) {
       var prev = current ? V.choices[current] : V.choices[refKey];
-      lines.push({ cls: "mcs-error", text: L.cannot + c.accelerator + ", " + c.model + L.colon + plainError(c.error) + L.stop });
+      lines.push({ cls: "mcs-error", text: L.cannot + choiceText(c) + L.colon + plainError(c.error) + L.stop });
       lines.push({ cls: "mcs-error", text: L.kept + choiceText(prev) + L.stop });
       setStatus(lastLines.concat(lines));
       /* the selects show what the page shows: back to the choice still on the page */
