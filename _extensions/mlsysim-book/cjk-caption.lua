@@ -1,6 +1,6 @@
 -- Chinese captions read "图 A.1：标题", with no space after the full-width colon (Chinese type has none;
 -- the colon carries its own space). Quarto's crossref writes its title-delim and then a Space
--- (floatreftarget.lua); this filter, run last (at: post-render, just before the writer), drops a Space
+-- (floatreftarget.lua); this filter, run last (_quarto.yml: at: post-render, just before the writer), drops a Space
 -- that follows a full-width colon in a Chinese book. bookbuild's captions do the same
 -- (bookbuild/render/filters/tables.py caption_prefix).
 local FULLWIDTH_COLON = "\u{FF1A}"
