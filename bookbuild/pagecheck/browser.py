@@ -44,10 +44,18 @@ class _Quiet(SimpleHTTPRequestHandler):
         super().end_headers()
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A browser that stops reading (a page left, a request aborted) is no error of the book's."""
+        import sys
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
 @contextmanager
 def serve(folder: Path):
     """The book folder over http on 127.0.0.1 (an ephemeral port), for as long as the block runs."""
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
+    srv = _Server(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
     srv.daemon_threads = True
     t = threading.Thread(target=srv.serve_forever, name="pagecheck-http", daemon=True)
     t.start()
