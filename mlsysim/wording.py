@@ -31,6 +31,7 @@ class Names:
     accelerator: str
     model: str
     configuration: str
+    reference: bool = True    # both the accelerator and the model are the reference's
 
 
 def names(sc: Scenario, lang: str | None = None) -> Names:
@@ -48,7 +49,7 @@ def names(sc: Scenario, lang: str | None = None) -> Names:
     return Names(
         accelerator=p["accelerator"] if same_accel else p["chosen_accelerator"].format(accelerator=a),
         model=p["model"] if same_model else p["chosen_model"].format(model=m),
-        configuration=cjk_spaced(config) if lang == "zh" else config)
+        configuration=cjk_spaced(config) if lang == "zh" else config, reference=same_accel and same_model)
 
 
 _CJK = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
