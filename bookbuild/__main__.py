@@ -137,7 +137,8 @@ def _dispatch(argv: list[str]) -> int:
         return main_translated(argv[1:])
     if cmd == "compare-render":
         from .compare import main as compare_main
-        return compare_main(argv[1:])
+        from .pagecheck.reader_facts import compare_reader   # what a reader gets, in Chromium
+        return compare_main(argv[1:], compare_reader)
     if cmd == "preview":
         from .preview import main as preview_main
         return preview_main(argv[1:])

@@ -15,7 +15,7 @@ what the two tools are expected to do differently (our language switch, search, 
 script) does not show. The report lists, per page and category, what only one side has.
 
 Then, unless ``--no-browser``, both books are opened in headless Chromium and compared by what a reader
-gets (:mod:`bookbuild.compare_reader`): figures drawn, sub-figure captions, the reader's choice and the
+gets (:mod:`bookbuild.pagecheck.reader_facts`): figures drawn, sub-figure captions, the reader's choice and the
 values it shows, explanations, the language switch, downloads and requests that leave the page.
 """
 from __future__ import annotations
@@ -274,8 +274,9 @@ def options(argv: list[str]):
     return args
 
 
-def main(argv: list[str]) -> int:
-    """``compare-render OTHER_BOOK_DIR``: our rendered pages against another rendering (Quarto's)."""
+def main(argv: list[str], reader_compare=None) -> int:
+    """``compare-render OTHER_BOOK_DIR``: our rendered pages against another rendering (Quarto's).
+    ``reader_compare`` (:func:`bookbuild.pagecheck.reader_facts.compare_reader`): the same pages in Chromium."""
     args = options(argv)
     root = args.root
     ours = (args.ours or root / "_book").resolve()
@@ -302,14 +303,13 @@ def main(argv: list[str]) -> int:
         if cmp.same:
             print(f"{name}: same headings, cross-references, captions, equation numbers and numbers")
         same = same and cmp.same
-        if not args.no_browser and cmp.pages:
-            from .compare_reader import compare_reader
+        if reader_compare is not None and not args.no_browser and cmp.pages:
             # served from the folders above the language folders (when there are), so the switch can be followed
             root_a, root_b = (mine.parent if mine != ours else mine), (theirs.parent if theirs != other else theirs)
             pairs = [((mine / p).relative_to(root_a).as_posix(),
                       other_page(theirs, ch["source"], p).relative_to(root_b).as_posix())
                      for ch, p in ((c, page_for(c["source"])) for c in chapters) if p in cmp.pages]
-            diffs, facts = compare_reader(root_a, root_b, pairs)
+            diffs, facts = reader_compare(root_a, root_b, pairs)
             for d in diffs:
                 print(f"  {d.format()}")
             drawn = sum(int(f["figures"][0].split()[0]) for f in facts.values() if f["figures"])

@@ -1,11 +1,11 @@
-"""compare-render in Chromium (bookbuild.compare_reader): two renderings that give readers the same thing
+"""compare-render in Chromium (bookbuild.pagecheck.reader_facts): two renderings that give readers the same thing
 compare equal; each way a rendering can fail its reader shows as a difference of that kind."""
 from __future__ import annotations
 
 import re
 import shutil
 
-from bookbuild.compare_reader import compare_reader
+from bookbuild.pagecheck.reader_facts import compare_reader
 
 PAGES = [(f"en/{p}", f"en/{p}") for p in ("index.html", "appendix/inference-cost.html",
                                           "lectures/lecture19-agent-stalls.html")]

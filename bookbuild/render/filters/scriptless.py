@@ -1,22 +1,23 @@
-"""A figure the HTML draws with a script (``div.mlsysim-plot`` holding its plotly JSON, drawn by the book's
-figures.js) is, in a format that runs no script (EPUB), the static SVG its cell wrote beside the chapter,
-``figures/<figure>.<lang>.svg`` (:func:`mlsysim.figures.book_figure`). Quarto's EPUB gets the same from the
-extension's ``static-figures.lua``."""
+"""Content drawn by a script in HTML, in a format that runs no script (EPUB): a raw HTML block whose first
+element names its static stand-in, ``data-static="figures/x.svg"`` (a figure drawn by a page script, its
+SVG written beside the chapter by the same cell), becomes that image. Quarto's EPUB gets the same from the
+book's extension (``static-figures.lua``)."""
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
 from ... import pandoc_ast as A
 
-PLOT = re.compile(r'class="mlsysim-plot"[^>]*?data-figure="([^"]+)"[^>]*?lang="([^"]+)"')
+STATIC = re.compile(r'^\s*<[A-Za-z][\w-]*\b[^>]*?\sdata-static="([^"<>]+)"')
 
 
 def on_raw_block(p, el: dict) -> Any:
     fmt, text = el["c"]
     if p.ctx.fmt != "epub" or not fmt.startswith("html"):
         return None
-    m = PLOT.search(text)
+    m = STATIC.match(text)
     if m is None:
         return None
-    return A.Para([{"t": "Image", "c": [A.attr(""), [], [f"figures/{m.group(1)}.{m.group(2)}.svg", ""]]}])
+    return A.Para([{"t": "Image", "c": [A.attr(""), [], [html.unescape(m.group(1)), ""]]}])

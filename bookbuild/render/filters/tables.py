@@ -3,6 +3,7 @@ Quarto's ``tbl-colwidths``."""
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 
 from ... import pandoc_ast as A
@@ -11,12 +12,12 @@ from ..pandoc import RenderError
 
 def caption_prefix(p, kind: str, ident: str) -> list:
     """"Table A.1: " as Quarto writes it: the word, a no-break space, the number, ``crossref: title-delim``
-    (default ``:``) and a space; after a full-width delimiter ("图 A.1："), no space, as Chinese type sets it
-    (the extension's ``cjk-caption.lua`` does the same to Quarto's captions)."""
+    (default ``:``) and a space; after a full-width delimiter (Chinese: U+FF1A), no space, as Chinese type sets
+    it (the extension's ``cjk-caption.lua`` does the same to Quarto's captions)."""
     t = p.ctx.index.targets[ident]
     delim = p.ctx.prefixes.get("title-delim", ":")
     head = A.Str(f"{p.ctx.prefixes[kind]}\u00a0{t.number}{delim}")
-    return [head] if delim.endswith("\uff1a") else [head, A.Space()]
+    return [head] if delim and unicodedata.east_asian_width(delim[-1]) in ("F", "W") else [head, A.Space()]
 
 
 def _colwidths(p, a: list, colspecs: list) -> list:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .compare import PageDiff
+from ..compare import PageDiff
 
 FACTS = ("figures", "subfigures", "choice", "values", "explanation", "language", "formats", "requests")
 
@@ -77,7 +77,7 @@ def _shown(base: str, url: str) -> str:
 def reader_facts(tab, root: Path, base: str, page: str) -> dict[str, list[str]]:
     """The facts of one page (``page``, relative to the served folder ``root``, at ``base``), each a list of
     strings."""
-    from .pagecheck.browser import _wait_figures, set_choice
+    from .browser import _wait_figures, set_choice
     facts: dict[str, list[str]] = {k: [] for k in FACTS}
     if not tab.open(base + page, page, 1280):
         facts["requests"] = [p.what for p in tab.problems]
@@ -107,7 +107,7 @@ def compare_reader(ours: Path, other: Path, pages: list[tuple[str, str]], browse
     """``pages``: (our page, the other's page) relative to ``ours`` and ``other``, the folders served (the
     books' folders holding ``en/`` and ``zh/``, so that the language switch can be followed). Returns the
     differences and, per page, our facts (for the summary)."""
-    from .pagecheck.browser import Tab, _launch, serve
+    from .browser import Tab, _launch, serve
     own = None
     if browser is None:
         own = _launch()
