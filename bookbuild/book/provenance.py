@@ -1200,7 +1200,7 @@ def pack_choices(packed: dict, explained: list[dict | None],
     could not give in the reference's shape (another chain of steps, or an item two values share that reads
     differently for each): they keep the reference's. Every other value of ``packed`` not in ``fixed`` reads
     its items through ``x``: :func:`apply_choice` gives them back."""
-    items, values = packed["items"], packed["values"]
+    values = packed["values"]
     anywhere = set().union(*(set(e) for e in explained if e))
     fixed_all = sorted(set(fixed) & set(values) | (set(values) - anywhere))
     strings: dict[str, int] = {}
@@ -1222,58 +1222,75 @@ def pack_choices(packed: dict, explained: list[dict | None],
         if got is None:
             entries.append(None)
             continue
-        unusable: set[str] = set()
-        demands: dict[str, dict[int, tuple]] = {}   # attr -> {item: changes}
-        for attr in sorted(values):
-            if attr in fixed_all:
-                continue
-            ref, mine = values[attr], got.get(attr)
-            if mine is None:
-                unusable.add(attr)
-                continue
-            want: dict[int, tuple] = {}
-            for part in ("steps", "inputs"):
-                idx, new = ref.get(part, []), mine.get(part, [])
-                if [_place(items[i]) for i in idx] != [_place(d) for d in new]:
-                    unusable.add(attr)
-                    break
-                for i, d in zip(idx, new):
-                    ch = tuple((f, repr(d.get(f, ""))) for f in CHOICE_FIELDS
-                               if _item_field(packed, items[i], f) != d.get(f, ""))
-                    if want.setdefault(i, ch) != ch:   # the same item twice in one chain, read two ways
-                        unusable.add(attr)
-            if attr not in unusable:
-                demands[attr] = want
-        while True:   # an item that two values share and that reads differently for each: both keep the reference
-            by_item: dict[int, set] = {}
-            for attr, want in demands.items():
-                for i, ch in want.items():
-                    by_item.setdefault(i, set()).add(ch)
-            clash = {i for i, chs in by_item.items() if len(chs) > 1}
-            gone = [a for a, want in demands.items() if clash & set(want)]
-            if not gone:
-                break
-            for a in gone:
-                unusable.add(a)
-                del demands[a]
-        patch: dict[int, dict[str, Any]] = {}
-        for attr, want in demands.items():
-            mine = got[attr]
-            for part in ("steps", "inputs"):
-                for i, d in zip(values[attr].get(part, []), mine.get(part, [])):
-                    for f, _ in want.get(i, ()):
-                        patch.setdefault(i, {})[f] = d.get(f, "")
+        demands, unusable = _demands(packed, got, set(fixed_all))
+        _drop_clashes(demands, unusable)
         x: list[int] = []
-        for i in sorted(patch):
+        for i, fields in sorted(_patches(packed, got, demands).items()):
             for f in CHOICE_FIELDS:
-                if f not in patch[i]:
-                    continue
-                v = patch[i][f]
-                code = -1 if v in ("", None) else source(v) if f == "source" else string(str(v))
-                x += [i, CHOICE_FIELDS.index(f), code]
+                if f in fields:
+                    v = fields[f]
+                    code = -1 if v in ("", None) else source(v) if f == "source" else string(str(v))
+                    x += [i, CHOICE_FIELDS.index(f), code]
         entries.append({"x": x, "xu": [string(a) for a in sorted(unusable)]})
     table = {"fields": list(CHOICE_FIELDS), "strings": list(strings), "sources": source_list, "fixed": fixed_all}
     return table, entries
+
+
+def _demands(packed: dict, got: dict, fixed: set[str]) -> tuple[dict[str, dict[int, tuple]], set[str]]:
+    """For one choice: what each value's explanation wants changed in each reference item it reads
+    (``{attr: {item: ((field, repr(new)), ...)}}``), and the values it cannot explain in the reference's shape."""
+    items, values = packed["items"], packed["values"]
+    unusable: set[str] = set()
+    demands: dict[str, dict[int, tuple]] = {}
+    for attr in sorted(values):
+        if attr in fixed:
+            continue
+        ref, mine = values[attr], got.get(attr)
+        if mine is None:
+            unusable.add(attr)
+            continue
+        want: dict[int, tuple] = {}
+        for part in ("steps", "inputs"):
+            idx, new = ref.get(part, []), mine.get(part, [])
+            if [_place(items[i]) for i in idx] != [_place(d) for d in new]:
+                unusable.add(attr)
+                break
+            for i, d in zip(idx, new):
+                ch = tuple((f, repr(d.get(f, ""))) for f in CHOICE_FIELDS
+                           if _item_field(packed, items[i], f) != d.get(f, ""))
+                if want.setdefault(i, ch) != ch:   # the same item twice in one chain, read two ways
+                    unusable.add(attr)
+        if attr not in unusable:
+            demands[attr] = want
+    return demands, unusable
+
+
+def _drop_clashes(demands: dict[str, dict[int, tuple]], unusable: set[str]) -> None:
+    """An item that two values share and that reads differently for each: both keep the reference's (moved
+    from ``demands`` to ``unusable``)."""
+    while True:
+        by_item: dict[int, set] = {}
+        for want in demands.values():
+            for i, ch in want.items():
+                by_item.setdefault(i, set()).add(ch)
+        clash = {i for i, chs in by_item.items() if len(chs) > 1}
+        gone = [a for a, want in demands.items() if clash & set(want)]
+        if not gone:
+            return
+        for a in gone:
+            unusable.add(a)
+            del demands[a]
+
+
+def _patches(packed: dict, got: dict, demands: dict[str, dict[int, tuple]]) -> dict[int, dict[str, Any]]:
+    """The new field values of each reference item the remaining ``demands`` change."""
+    patch: dict[int, dict[str, Any]] = {}
+    for attr, want in demands.items():
+        for part in ("steps", "inputs"):
+            for i, d in zip(packed["values"][attr].get(part, []), got[attr].get(part, [])):
+                for f, _ in want.get(i, ()):
+                    patch.setdefault(i, {})[f] = d.get(f, "")
+    return patch
 
 
 def apply_choice(packed: dict, table: dict, entry: dict | None) -> dict[str, dict]:
