@@ -260,11 +260,12 @@ def test_the_ratio_explains_itself_with_the_h100_sources(open_page):
     # the popover does not cover the number
     s, t = span.bounding_box(), page.locator("#mlsysim-tip").bounding_box()
     assert t["y"] >= s["y"] + s["height"] or t["y"] + t["height"] <= s["y"]
-    # with another choice the popover gives the shown value and says the inputs are the reference's
+    # with another choice the popover gives the shown value, the reference's, and that choice's inputs
     page.select_option("#mlsysim-choice-accelerator", "H200")
     span.hover()
     text = tip_text(page)
     assert "reference" in text and "295" in text and span.inner_text() in text
+    assert "computed for " + _display_name("accelerators", "H200") in text and "reference’s" not in text, text
 
 
 def test_keyboard_only(open_page):
@@ -326,3 +327,62 @@ def test_links_to_the_lecture_carry_the_choice_and_the_lecture_notes_it(open_pag
     assert name and name in text
     plain = open_page(LECTURE_EN)
     assert plain.locator(".mlsysim-lecture-note").count() == 0
+
+
+def _registry(kind: str) -> dict:
+    import tomllib
+    return tomllib.loads((Path(__file__).parents[1] / "mlsysim" / "data" / f"{kind}.toml").read_text(encoding="utf-8"))
+
+
+# the hover explains the chosen inputs: the chosen accelerator's bandwidth with its published source, the chosen
+# model's parameters, as the build computed them for that choice (tests/test_choice_explanations.py: the data)
+@pytest.mark.parametrize("path, note", [(EN, "The steps and inputs below are computed for "),
+                                        (ZH, "下列步骤与输入均按 ")])
+def test_a_chosen_accelerator_and_model_explain_the_value_with_their_own_inputs(open_page, path, note):
+    import tomllib
+    accels, models, sources = _registry("accelerators"), _registry("models"), _registry("sources")
+    names = tomllib.loads((Path(__file__).parents[1] / "bookbuild/book/provenance_names.toml").read_text("utf-8"))
+    page = open_page(path, "?accelerator=B200&model=Llama3_8B")
+    span = page.locator(".mlsysim-v[data-attr='ServingRef.ratio_str']").first
+    assert span.inner_text() != "295"
+    span.focus()
+    page.locator("#mlsysim-tip details.mt-fold").evaluate("d => { d.open = true; }")
+    text = tip_text(page)
+    lang = "zh" if path == ZH else "en"
+    assert page.inner_text("#mlsysim-tip .mt-name") == names["names"]["ServingRef"]["ratio"][lang]
+    assert note + _display_name("accelerators", "B200") in text and "295" in text, text
+    b200, h100 = accels["B200"]["memory"]["bandwidth"], accels["H100"]["memory"]["bandwidth"]
+    assert f"accel.memory.bandwidth = {b200['value']}" in text, text           # "8 TB/s", as the registry stores it
+    assert f"accel.memory.bandwidth = {h100['value']}" not in text, text        # not the H100's 3.35 TB/s
+    assert sources[b200["source"]]["title"] in text and sources[h100["source"]]["title"] not in text, text
+    n = float(models["Llama3_8B"]["parameters"].split()[0])                     # "8.03e9 count"
+    mant, exp = f"{n:e}".split("e")
+    sup = str(int(exp)).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    assert f"model.parameters = {float(mant):g} × 10{sup}" in text, text        # 8.03 × 10⁹
+    assert models["Llama3_8B"]["display_name"] + " · model.parameters" in text
+    hrefs = page.eval_on_selector_all("#mlsysim-tip a[href^='http']", "as => as.map(a => a.href)")
+    assert sources[b200["source"]]["url"] in hrefs, hrefs
+    # back to the reference: the reference's inputs again, and no note
+    page.click("#mlsysim-choice .mc-reset")
+    span.focus()
+    page.locator("#mlsysim-tip details.mt-fold").evaluate("d => { d.open = true; }")
+    text = tip_text(page)
+    assert f"accel.memory.bandwidth = {h100['value']}" in text and page.locator("#mlsysim-tip .mt-choice").count() == 0
+
+
+def test_a_value_whose_explanation_is_not_recomputed_says_it_is_the_references(open_page):
+    page = open_page(EN, "?accelerator=B200")
+    # reference-only: it describes the reference whatever the choice, and its explanation stays the reference's
+    span = page.locator(".mlsysim-v[data-attr='ServingRef.params_class_b_str']").first
+    span.focus()
+    assert "The steps and inputs below are the reference’s" in tip_text(page)
+    # a live-mode result (computed in the browser, explained by nobody): the popover says the inputs are the reference's
+    page.evaluate("""() => window.MLSYSIM_READER.show({key: "live|test", label: "typed inputs",
+                                                      values: {"ServingRef.ratio_str": "123"}})""")
+    ratio = page.locator(".mlsysim-v[data-attr='ServingRef.ratio_str']").first
+    assert ratio.inner_text() == "123"
+    ratio.focus()
+    text = tip_text(page)
+    assert "Shown for typed inputs: 123." in text and "The steps and inputs below are the reference’s" in text, text
+    page.locator("#mlsysim-tip details.mt-fold").evaluate("d => { d.open = true; }")
+    assert "accel.memory.bandwidth = 3.35 TB/s" in tip_text(page)

@@ -1158,3 +1158,155 @@ def unpack(packed: dict) -> dict[str, dict]:
 
     return {k: {**e, "steps": [full(i) for i in e["steps"]], "inputs": [full(i) for i in e["inputs"]]}
             for k, e in packed["values"].items()}
+
+
+# ───────────────────────────── the reader's choices ─────────────────────────────
+
+#: what a step or input may read differently for another choice (its expression and function are the cells'
+#: code, the same for every choice; a registry input's name may end in another field: ``accel.compute.fp16``
+#: where the accelerator publishes no ``fp8`` rate)
+CHOICE_FIELDS = ("value", "unit", "entry", "source", "note", "scenario", "name")
+
+
+def _place(d: dict) -> str:
+    """What places a step or input in its chain, whatever the choice: its name; a registry input's without
+    its last field."""
+    name = str(d.get("name", ""))
+    return name.rsplit(".", 1)[0] if d.get("entry") and "." in name else name
+
+
+def _item_field(packed: dict, d: dict, f: str) -> Any:
+    v = d.get(f, "")
+    if f == "source" and isinstance(v, int):
+        return packed["sources"][v]
+    return v
+
+
+def pack_choices(packed: dict, explained: list[dict | None],
+                 fixed: Any = ()) -> tuple[dict, list[dict | None]]:
+    """What each choice's explanations change in the page's packed reference explanations (:func:`pack`).
+
+    ``explained``: per choice, ``{attr: {"steps": [...], "inputs": [...]}}`` as :func:`explain_cell` gave them
+    for that choice (each step and input with the :data:`CHOICE_FIELDS` it has), or None (the choice was not
+    computed); a value's explanation follows the choice where its chain has the reference's shape (the same
+    steps and inputs, in order, placed as :func:`_place` says). ``fixed``: values that describe the reference
+    whatever the choice.
+
+    Returns ``(table, entries)``. ``table`` is shared by the choices: ``{"fields": CHOICE_FIELDS, "strings":
+    [...], "sources": [...], "fixed": [attrs explained for no choice, or fixed]}``. Each entry (None where
+    ``explained`` is) is ``{"x": [item, field, value, ...], "xu": [attr, ...]}``: ``x`` flat triples, each
+    changing field ``fields[field]`` of reference item ``item`` to ``strings[value]`` (``sources[value]``
+    for a source; -1: the field is absent); ``xu`` (string indices) the values whose explanation this choice
+    could not give in the reference's shape (another chain of steps, or an item two values share that reads
+    differently for each): they keep the reference's. Every other value of ``packed`` not in ``fixed`` reads
+    its items through ``x``: :func:`apply_choice` gives them back."""
+    values = packed["values"]
+    anywhere = set().union(*(set(e) for e in explained if e))
+    fixed_all = sorted(set(fixed) & set(values) | (set(values) - anywhere))
+    strings: dict[str, int] = {}
+    sources: dict[str, int] = {}
+    source_list: list[dict] = []
+
+    def string(s: str) -> int:
+        return strings.setdefault(s, len(strings))
+
+    def source(d: dict) -> int:
+        k = repr(sorted(d.items()))
+        if k not in sources:
+            sources[k] = len(source_list)
+            source_list.append(d)
+        return sources[k]
+
+    entries: list[dict | None] = []
+    for got in explained:
+        if got is None:
+            entries.append(None)
+            continue
+        demands, unusable = _demands(packed, got, set(fixed_all))
+        _drop_clashes(demands, unusable)
+        x: list[int] = []
+        for i, fields in sorted(_patches(packed, got, demands).items()):
+            for f in CHOICE_FIELDS:
+                if f in fields:
+                    v = fields[f]
+                    code = -1 if v in ("", None) else source(v) if f == "source" else string(str(v))
+                    x += [i, CHOICE_FIELDS.index(f), code]
+        entries.append({"x": x, "xu": [string(a) for a in sorted(unusable)]})
+    table = {"fields": list(CHOICE_FIELDS), "strings": list(strings), "sources": source_list, "fixed": fixed_all}
+    return table, entries
+
+
+def _demands(packed: dict, got: dict, fixed: set[str]) -> tuple[dict[str, dict[int, tuple]], set[str]]:
+    """For one choice: what each value's explanation wants changed in each reference item it reads
+    (``{attr: {item: ((field, repr(new)), ...)}}``), and the values it cannot explain in the reference's shape."""
+    items, values = packed["items"], packed["values"]
+    unusable: set[str] = set()
+    demands: dict[str, dict[int, tuple]] = {}
+    for attr in sorted(values):
+        if attr in fixed:
+            continue
+        ref, mine = values[attr], got.get(attr)
+        if mine is None:
+            unusable.add(attr)
+            continue
+        want: dict[int, tuple] = {}
+        for part in ("steps", "inputs"):
+            idx, new = ref.get(part, []), mine.get(part, [])
+            if [_place(items[i]) for i in idx] != [_place(d) for d in new]:
+                unusable.add(attr)
+                break
+            for i, d in zip(idx, new):
+                ch = tuple((f, repr(d.get(f, ""))) for f in CHOICE_FIELDS
+                           if _item_field(packed, items[i], f) != d.get(f, ""))
+                if want.setdefault(i, ch) != ch:   # the same item twice in one chain, read two ways
+                    unusable.add(attr)
+        if attr not in unusable:
+            demands[attr] = want
+    return demands, unusable
+
+
+def _drop_clashes(demands: dict[str, dict[int, tuple]], unusable: set[str]) -> None:
+    """An item that two values share and that reads differently for each: both keep the reference's (moved
+    from ``demands`` to ``unusable``)."""
+    while True:
+        by_item: dict[int, set] = {}
+        for want in demands.values():
+            for i, ch in want.items():
+                by_item.setdefault(i, set()).add(ch)
+        clash = {i for i, chs in by_item.items() if len(chs) > 1}
+        gone = [a for a, want in demands.items() if clash & set(want)]
+        if not gone:
+            return
+        for a in gone:
+            unusable.add(a)
+            del demands[a]
+
+
+def _patches(packed: dict, got: dict, demands: dict[str, dict[int, tuple]]) -> dict[int, dict[str, Any]]:
+    """The new field values of each reference item the remaining ``demands`` change."""
+    patch: dict[int, dict[str, Any]] = {}
+    for attr, want in demands.items():
+        for part in ("steps", "inputs"):
+            for i, d in zip(packed["values"][attr].get(part, []), got[attr].get(part, [])):
+                for f, _ in want.get(i, ()):
+                    patch.setdefault(i, {})[f] = d.get(f, "")
+    return patch
+
+
+def apply_choice(packed: dict, table: dict, entry: dict | None) -> dict[str, dict]:
+    """The explanations (as :func:`unpack` gives them) that a choice's ``entry`` (:func:`pack_choices`) gives:
+    every value its explanation follows, with its items changed; the others are left out. (An explanation's
+    own ``value`` stays the reference's text: the page shows the choice's beside it.) reader.js ports it."""
+    if not entry or "x" not in entry:
+        return {}
+    items = [dict(d) for d in packed["items"]]
+    x = entry["x"]
+    for j in range(0, len(x), 3):
+        i, f, code = x[j], table["fields"][x[j + 1]], x[j + 2]
+        if code < 0:
+            items[i].pop(f, None)
+        else:
+            items[i][f] = table["sources"][code] if f == "source" else table["strings"][code]
+    skip = set(table["fixed"]) | {table["strings"][k] for k in entry.get("xu", [])}
+    mine = dict(packed, items=items, values={k: v for k, v in packed["values"].items() if k not in skip})
+    return unpack(mine)

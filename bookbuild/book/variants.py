@@ -12,6 +12,9 @@ yields:
 - ``values``: every ``Cls.x_str`` the cells define, as the prose would quote it;
 - ``failed``: the guards that do not hold for that choice (file, line, message in English and, where
   the cell gives one, Chinese);
+- ``explain``: each value's steps and inputs as the reference build's explanations
+  (:func:`.provenance.explain_cell`, after each cell) give them for that choice; the page carries only what
+  differs from the reference's (:func:`.provenance.pack_choices`), so that the hover explains the choice;
 - the accelerator, model, node and weight precision actually used (and a note when the accelerator
   publishes no 8-bit rate), or ``error`` when the cells cannot compute that choice at all.
 
@@ -98,15 +101,38 @@ def _time_limit(seconds: float):
     return limit
 
 
+#: what a choice's explanation keeps of each step and input: what can differ between choices, and the name
+#: that places it (the rest, the expression and the function, is the cells' code: the reference's)
+EXPLAIN_KEEP = ("name", "value", "unit", "entry", "source", "note", "scenario")
+
+
+def _explainer(out: dict[str, dict]) -> Callable[[dict, dict], None]:
+    """``after_cell`` for :func:`.live.runtime.run_choice`: each cell's classes explained as the reference build
+    explains them (:func:`.provenance.explain_cell`, after the cell ran, in the chapter's namespace), kept lean."""
+    from .provenance import explain_cell
+
+    def after(cell: dict, ns: dict) -> None:
+        if "class " not in cell["code"]:
+            return
+        for attr, e in explain_cell(cell["code"], ns, first_line=1, file=cell["file"]).get("values", {}).items():
+            out[attr] = {part: [{k: d[k] for k in EXPLAIN_KEEP if k in d} for d in e.get(part, [])]
+                         for part in ("steps", "inputs")}
+    return after
+
+
 def one_choice(doc: Document, opts: RunOptions, choice: dict[str, str], precision: str) -> dict[str, Any]:
     """The chapter's cells for one choice, in this process, through :func:`.live.runtime.run_choice`: the
-    same code the reader's browser runs in live mode (so a live page and a variant cannot differ)."""
+    same code the reader's browser runs in live mode (so a live page and a variant cannot differ). The
+    result also holds ``explain``: each value's steps and inputs for that choice (:func:`_explainer`)."""
     root = Path(opts.root).resolve()
+    explained: dict[str, dict] = {}
     with chapter_process(doc, root):
         res, _ = runtime.run_choice(cell_records(doc), choice, root=str(root), precision=precision,
                                     around_cell=_time_limit(opts.cell_timeout), timeout_types=(CellTimeout,),
                                     timeout_text=f"the cells ran longer than {opts.cell_timeout:g} s for this choice",
-                                    profile=opts.profile)
+                                    profile=opts.profile, after_cell=_explainer(explained))
+    if "error" not in res:
+        res["explain"] = explained
     return res
 
 
@@ -139,11 +165,15 @@ def check_reference_only(results: list[dict[str, Any]], reference: dict[str, str
 
 
 def compact(results: list[dict[str, Any]], reference: dict[str, str],
-            guard_map: list[dict] | None = None) -> dict[str, Any]:
+            guard_map: list[dict] | None = None, provenance: dict[str, dict] | None = None) -> dict[str, Any]:
     """The page's data: attribute names once, each choice's values as a list (null where equal to the
     reference text, which the page already shows), failed guards with the ``*_str`` they protect
     (``guard_map``: :func:`.provenance.guard_targets` of the reference run), errors; and the
     accelerators and models to offer, with their names as the registry displays them.
+
+    With ``provenance`` (the reference run's explanations, which the page carries packed by
+    :func:`.provenance.pack`): what each choice's explanations change in them (:func:`.provenance.pack_choices`),
+    ``explain`` the table the choices share and each choice's ``x`` and ``xu``.
 
     A value declared reference-only is never in the page's data (the page never swaps it), and one that
     differs from the reference text for any choice is refused: :class:`ReferenceOnlyError`."""
@@ -160,7 +190,11 @@ def compact(results: list[dict[str, Any]], reference: dict[str, str],
     out = {"attrs": attrs, "choices": {}, "reference": ref,
            "accelerators": [{"name": k, "label": v} for k, v in accels.items()],
            "models": [{"name": k, "label": v} for k, v in models.items()]}
-    for r in results:
+    patches: list = [None] * len(results)
+    if provenance and any("explain" in r for r in results):
+        from .provenance import pack, pack_choices
+        out["explain"], patches = pack_choices(pack(provenance), [r.get("explain") for r in results], ref_only)
+    for r, patch in zip(results, patches):
         key = f"{r['choice']['accelerator']}|{r['choice']['model']}"
         entry: dict[str, Any] = {k: r[k] for k in ("accelerator", "model", "node", "precision", "note") if k in r}
         if "error" in r:
@@ -170,5 +204,9 @@ def compact(results: list[dict[str, Any]], reference: dict[str, str],
             entry["v"] = [None if vals.get(a) == reference.get(a) else vals.get(a) for a in attrs]
             if r["failed"]:
                 entry["failed"] = [dict(f, protects=protects.get((f["file"], f["line"]), [])) for f in r["failed"]]
+            if patch is not None:
+                entry["x"] = patch["x"]
+                if patch["xu"]:
+                    entry["xu"] = patch["xu"]
         out["choices"][key] = entry
     return out

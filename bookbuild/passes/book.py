@@ -99,7 +99,7 @@ def run(build: Build) -> None:
             compact = None
             if data is not None:
                 reference = {u.expr.strip(): u.value for u in ec.inline}
-                compact = V.compact(data, reference, ec.extras.get("guard_map"))
+                compact = V.compact(data, reference, ec.extras.get("guard_map"), ec.extras.get("provenance") or {})
             chapters.append((ch.path.as_posix(), ec.markdown, ec.extras.get("provenance") or {}, compact))
         build.additions[book.profile] = out = reader.additions(book.lang, chapters, live_data(build, book, runtime))
         out.write(build.executed_dir(book.profile))

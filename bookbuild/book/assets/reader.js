@@ -1,7 +1,9 @@
 /* Reader features of a computed chapter, from the page's data script (window.MLSYSIM_PAGE =
    {lang, provenance: PACKED, variants?: V}, see bookbuild/provenance.py pack/unpack and
    bookbuild/variants.py):
-   - every computed number (span.mlsysim-v) explains itself on hover or keyboard focus;
+   - every computed number (span.mlsysim-v) explains itself on hover or keyboard focus; for a precomputed
+     choice with that choice's steps and inputs (computed by the build, bookbuild/provenance.py
+     pack_choices; the page computes none), else with the reference's, and says which;
    - on a page with variants (the appendix) the reader chooses an accelerator and a model: the numbers
      are replaced by the precomputed ones, the sentences whose guards fail are marked, figures that
      keep showing the reference say so, and the choice lives in the URL (?accelerator=&model=);
@@ -32,6 +34,7 @@
       lectureNote: function () { return "The numbers on this page are computed for the book’s reference hardware; the accelerator and model chosen in the appendix apply to the appendix only."; },
       shownFor: function (c, v) { return "Shown for " + c + ": " + v + "."; },
       refInputs: function (r, v) { return "The steps and inputs below are the reference’s (" + r + "), for which this value is " + v + "."; },
+      choiceInputs: function (c, r, v) { return "The steps and inputs below are computed for " + c + "; for the reference (" + r + ") this value is " + v + "."; },
       steps: "How it is computed", inputs: "Inputs", scenario: "scenario", source: "Source",
       noExpl: "No derivation recorded for this value.", fnLabel: "function",
       stop: ".", colon: ": ", pair: ", "
@@ -55,6 +58,7 @@
       lectureNote: function () { return "本页数字按本书的参考硬件计算；在附录中所选的加速器与模型只用于附录。"; },
       shownFor: function (c, v) { return "按 " + c + " 计算：" + v + "。"; },
       refInputs: function (r, v) { return "下列步骤与输入均为参考配置（" + r + "）的值，参考配置下此值为 " + v + "。"; },
+      choiceInputs: function (c, r, v) { return "下列步骤与输入均按 " + c + " 计算；参考配置（" + r + "）下此值为 " + v + "。"; },
       steps: "计算过程", inputs: "输入", scenario: "情景", source: "来源",
       noExpl: "此数值没有记录推导。", fnLabel: "函数",
       stop: "。", colon: "：", pair: " 与 "
@@ -70,7 +74,7 @@
   function each(list, f) { Array.prototype.forEach.call(list, f); }
 
   /* ---------- provenance: a port of bookbuild.provenance.unpack ---------- */
-  function unpack(packed) {
+  function unpack(packed, skip) {
     var out = {};
     if (!packed || !packed.values) return out;
     function full(i) {
@@ -81,6 +85,7 @@
       return d;
     }
     Object.keys(packed.values).forEach(function (k) {
+      if (skip && skip.hasOwnProperty(k)) return;
       var e = packed.values[k], c = {};
       for (var key in e) c[key] = e[key];
       if (typeof c.function === "string") c.function = packed.functions[c.function] || { name: c.function };
@@ -92,6 +97,26 @@
   }
   var PROV = unpack(P.provenance);
   window.MLSYSIM_EXPLAIN = PROV;
+  /* a precomputed choice's explanations, a port of bookbuild.provenance.apply_choice: the reference's items
+     with the fields the build computed for that choice (c.x: flat triples item, field, value; the page's
+     variants.explain: fields, strings, sources, fixed); the values it cannot explain (fixed, c.xu) are left
+     out, and keep the reference's explanation, said as such */
+  function choiceExplanations(c) {
+    var T = P.variants && P.variants.explain, packed = P.provenance;
+    if (!T || !packed || !packed.items || !c || !c.x) return null;
+    var items = packed.items.map(function (d) { var o = {}; for (var k in d) o[k] = d[k]; return o; });
+    for (var j = 0; j + 2 < c.x.length; j += 3) {
+      var it = items[c.x[j]], f = T.fields[c.x[j + 1]], code = c.x[j + 2];
+      if (!it || !f) continue;
+      if (code < 0) delete it[f];
+      else it[f] = f === "source" ? T.sources[code] : T.strings[code];
+    }
+    var skip = {};
+    (T.fixed || []).forEach(function (a) { skip[a] = true; });
+    (c.xu || []).forEach(function (i) { skip[T.strings[i]] = true; });
+    return unpack({ sources: packed.sources, functions: packed.functions, items: items, values: packed.values }, skip);
+  }
+  var EXPL = null;             /* the applied choice's explanations (choiceExplanations), null: the reference's */
 
   var spans = Array.prototype.slice.call(document.querySelectorAll(".mlsysim-v"));
   /* the computed numbers are ONE tab stop (a roving tabindex), not hundreds: Tab reaches the first number
@@ -345,6 +370,7 @@
     });
     current = isRef ? null : key;
     currentLabel = label;
+    EXPL = isRef ? null : choiceExplanations(c);
     if (c.node != null) lines.unshift({ cls: "mcs-info", text: L.node + L.colon + c.node + " · " + L.precision + L.colon + c.precision });
     if (c.note) lines.push({ cls: "mcs-note", text: translateNote(c.note) + L.stop });
     var broken = isRef ? 0 : markClaims(c);
@@ -541,12 +567,16 @@
     }
   }
   function fill(span) {
-    var e = PROV[span.getAttribute("data-attr")];
+    var attr = span.getAttribute("data-attr");
+    var mine = current && EXPL && EXPL.hasOwnProperty(attr) ? EXPL[attr] : null;   /* computed for the choice */
+    var e = mine || PROV[attr];
     tip.innerHTML = "";
     var head = add(tip, "div", "mt-head");
-    add(head, "span", "mt-name", e ? (e.name && (e.name[lang] || e.name.en)) || e.attr : span.getAttribute("data-attr"));
+    add(head, "span", "mt-name", e ? (e.name && (e.name[lang] || e.name.en)) || e.attr : attr);
     add(head, "span", "mt-val", span.textContent);
-    if (current && span.textContent !== span.getAttribute("data-ref")) {
+    if (mine) {
+      add(tip, "p", "mt-choice", L.choiceInputs(currentLabel, refLabel, span.getAttribute("data-ref")));
+    } else if (current && span.textContent !== span.getAttribute("data-ref")) {
       add(tip, "p", "mt-choice", L.shownFor(currentLabel, span.textContent) + " " +
         L.refInputs(refLabel, span.getAttribute("data-ref")));
     } else if (current) {

@@ -75,8 +75,11 @@ def new_namespace(display: Callable[..., None] | None = None) -> types.ModuleTyp
 
 
 def exec_cells(module: types.ModuleType, cells: Iterable[dict], root: str,
-               around_cell: Callable[[dict], Any] | None = None) -> None:
-    """Execute ``cells`` in ``module``'s namespace, in order, their printed output discarded."""
+               around_cell: Callable[[dict], Any] | None = None,
+               after_cell: Callable[[dict, dict], None] | None = None) -> None:
+    """Execute ``cells`` in ``module``'s namespace, in order, their printed output discarded.
+    ``after_cell(cell, namespace)``, when given, runs after each cell (as the engine's hooks do: the build's
+    variants explain each cell's classes there); what it raises is its own concern, never the cells'."""
     ns = module.__dict__
     with _main_module(module):
         for cell in cells:
@@ -84,6 +87,11 @@ def exec_cells(module: types.ModuleType, cells: Iterable[dict], root: str,
             with (around_cell(cell) if around_cell else contextlib.nullcontext()):
                 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                     exec(code, ns)
+            if after_cell is not None:
+                try:
+                    after_cell(cell, ns)
+                except Exception:  # noqa: BLE001 - a courtesy, not a result: the cells' values stand
+                    pass
 
 
 def describe(sc) -> dict[str, Any]:
@@ -112,13 +120,15 @@ def _profile(profile: str | None):
 
 def run_choice(cells: list[dict], choice: dict[str, Any], *, root: str, precision: str,
                around_cell: Callable[[dict], Any] | None = None, timeout_types: tuple = (),
-               timeout_text: str = "", profile: str | None = None) -> tuple[dict[str, Any], types.ModuleType | None]:
+               timeout_text: str = "", profile: str | None = None,
+               after_cell: Callable[[dict, dict], None] | None = None) -> tuple[dict[str, Any], types.ModuleType | None]:
     """The chapter's cells for one choice: ``(result, namespace module)``; the result is a variant's
     (``choice``, the scenario's names, ``values``, ``failed``), or ``error`` when the cells cannot compute
     that choice (the module is then None). ``precision``: the weight precision a choice wants when it
     names none (the reference's). ``timeout_types``: exceptions (not Exceptions) that mean a cell ran out of
     time: the error is then ``timeout_text``. ``profile``: the book's, as ``QUARTO_PROFILE`` while the cells run
-    (Quarto sets it: a cell may word its values in the book's language)."""
+    (Quarto sets it: a cell may word its values in the book's language). ``after_cell``: see :func:`exec_cells`
+    (live mode passes none)."""
     import mlsysim.scenario as S
     from mlsysim.fmt import adaptive
     from mlsysim.guards import recording
@@ -130,7 +140,7 @@ def run_choice(cells: list[dict], choice: dict[str, Any], *, root: str, precisio
         res.update(describe(sc))
         module = new_namespace()
         with S.use(sc), recording(accept=lambda f: f in files) as rec, adaptive(), _profile(profile):
-            exec_cells(module, cells, root, around_cell)
+            exec_cells(module, cells, root, around_cell, after_cell)
     except timeout_types:
         res["error"] = timeout_text
         return res, None
