@@ -15,9 +15,9 @@ def _kinds(diffs):
     return {(d.page, d.category) for d in diffs}
 
 
-def test_the_same_book_compares_equal_and_a_broken_one_does_not(rendered_book, tmp_path):
+def test_the_same_book_compares_equal_and_a_broken_one_does_not(rendered_book, browser, tmp_path):
     ours = rendered_book
-    diffs, facts = compare_reader(ours, ours, PAGES)
+    diffs, facts = compare_reader(ours, ours, PAGES, browser)
     assert diffs == [], [d.format() for d in diffs]
     app = facts["en/appendix/inference-cost.html"]
     assert app["figures"] == ["7 of 7 figure(s) drawn"]   # six figures and the explorer's roofline
@@ -44,7 +44,7 @@ def test_the_same_book_compares_equal_and_a_broken_one_does_not(rendered_book, t
     idx.write_text(re.sub(r'<a class="lang-switch"[^>]*>[^<]*</a>', "", idx.read_text(encoding="utf-8")), encoding="utf-8")
     (broken / next(p.name for p in (ours / "en").glob("*.epub"))).unlink()
 
-    diffs, _ = compare_reader(ours, tmp_path / "book", PAGES)
+    diffs, _ = compare_reader(ours, tmp_path / "book", PAGES, browser)
     kinds = _kinds(diffs)
     assert ("en/appendix/inference-cost.html", "reader: values") in kinds
     assert ("en/appendix/inference-cost.html", "reader: figures") in kinds
