@@ -172,6 +172,14 @@ def _set_theme(tab: Tab, theme: str) -> None:
                 # the button is in a menu a phone folds away (Quarto's sidebar): a reader opens the menu
                 # first; the check presses the button itself
                 btns[0].first.evaluate("b => b.click()")
+        # the page as a reader sees it once switched: a renderer's colour transitions (Quarto's sidebar and
+        # contents links fade for 0.15 s) ended, so axe does not measure colours half-way
+        try:
+            tab.page.wait_for_function("() => !document.getAnimations || document.getAnimations().every("
+                                       "a => !(window.CSSTransition && a instanceof CSSTransition) || a.playState !== 'running')",
+                                       timeout=2_000, polling=50)
+        except Exception:  # noqa: BLE001 - a transition that never ends: the colours are checked as they are
+            pass
     if tab.js("() => document.documentElement.getAttribute('data-theme')") != theme:
         tab._add(f"the theme button does not switch to {theme}")
     tab.state["theme"] = theme
