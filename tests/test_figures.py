@@ -272,3 +272,15 @@ def test_book_figure_is_one_markdown_display(tmp_path):
     assert next(t for t in data["data"] if t["uid"] == "marks")["y"] == [kingman_wait(2.0, 1.0, r) for r in (0.5, 0.7, 0.9)]
     assert "http" not in html.replace("http://www.w3.org", "")
     assert tail == f'\n::: {{.content-hidden when-format="html"}}\n![]({(tmp_path / "queueing-knee.zh.svg").as_posix()})\n:::'
+
+
+def test_a_legend_the_static_figure_leaves_out_is_placed_below_the_plot_in_html():
+    """The policy map has no legend in the PDF (legend=None) but names its series and break-even lines: the
+    HTML figure places that legend below the plot area, not plotly's default right of it, which squeezes the
+    plot area to 64 px in a phone's column (Quarto's, 339 px at 390 px) and then covers a line."""
+    from mlsysim.figures import policy_map_spec
+    from mlsysim.figures.plotly_figure import plotly_json
+    rows = [("in-process", 1e-4, 1e-3), ("human turn", 10.0, float("inf"))]
+    layout = plotly_json(policy_map_spec(0.08, 26.0, rows, stall=3.0), "en")["layout"]
+    assert layout["showlegend"]
+    assert layout["legend"]["orientation"] == "h" and layout["legend"]["yref"] == "container"

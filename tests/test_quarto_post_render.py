@@ -1,14 +1,17 @@
 """The Quarto post-render step: a chapter's declared number in the links Quarto's book numbers by position.
 
 The markup is Quarto's, copied from the pages Quarto 1.11.0 and 1.7.34 wrote for this book (identical in
-both): the sidebar, the breadcrumbs, the previous/next link, and the crumbs of search.json.
+both): the sidebar, the breadcrumbs, the previous/next link, and the crumbs of search.json. And what the
+step mends in Quarto's own chrome (markup copied from Quarto 1.11's English book, _book/en): the skip link,
+the previous/next links' names, the collapsible callouts' headers.
 """
 import json
 from pathlib import Path
 
 import yaml
 
-from bookbuild.quarto.post_render import quarto_page, renumber_links, renumber_search
+from bookbuild.quarto.post_render import (callout_toggles, page_lang, page_text, pagination_names, quarto_chrome,
+                                          quarto_page, renumber_links, renumber_search, skip_link)
 
 ROOT = Path(__file__).resolve().parents[1]
 LECTURE = "lectures/lecture19-agent-stalls.html"
@@ -75,3 +78,95 @@ def test_the_extension_runs_the_number_filter_and_the_pages_are_quartos():
     assert "chapter-number.lua" in ext["contributes"]["filters"]
     assert (ROOT / "_extensions/mlsysim-book/chapter-number.lua").is_file()
     assert quarto_page("lectures/lecture19-agent-stalls.qmd") == LECTURE
+
+
+# ------------------------------------------------------------------ Quarto's own chrome, mended
+
+#: the start of Quarto 1.11's page lectures/lecture19-agent-stalls.html (its first tab stop is the sidebar's
+#: title link, at a phone's width the sidebar's toggle button)
+PAGE = """<html xmlns="http://www.w3.org/1999/xhtml" lang="en" xml:lang="en"><head><title>t</title></head>
+<body class="nav-sidebar floating quarto-light"><script id="quarto-html-before-body" type="application/javascript">
+</script>
+<div id="quarto-search-results"></div>
+<main class="content" id="quarto-document-content">
+<p>text</p>
+</main>
+</body></html>"""
+
+#: the previous/next links of the same page (the appendix is chapter A)
+PAGINATION = """<nav class="page-navigation">
+  <div class="nav-page nav-page-previous">
+      <a href="../index.html" class="pagination-link" aria-label="Preface">
+        <i class="bi bi-arrow-left-short"></i> <span class="nav-page-text">Preface</span>
+      </a>          
+  </div>
+  <div class="nav-page nav-page-next">
+      <a href="../appendix/inference-cost.html" class="pagination-link" aria-label="Inference Cost Foundations">
+        <span class="nav-page-text"><span class="chapter-number">A</span>&nbsp; <span class="chapter-title">Inference Cost Foundations</span></span> <i class="bi bi-arrow-right-short"></i>
+      </a>
+  </div>
+</nav>"""
+
+#: a collapsible callout (the lecture's exercise solution) and one that does not collapse
+CALLOUTS = """<div class="callout callout-style-default callout-tip callout-titled" title="Solution sketch">
+<div class="callout-header d-flex align-content-center collapsed" data-bs-toggle="collapse" data-bs-target=".callout-10-contents" aria-controls="callout-10" aria-expanded="false" aria-label="Toggle callout">
+<div class="callout-icon-container">
+<i class="callout-icon"></i>
+</div>
+<div class="callout-title-container flex-fill">
+<span class="screen-reader-only">Tip</span>Solution sketch
+</div>
+<div class="callout-btn-toggle d-inline-block border-0 py-1 ps-1 pe-0 float-end"><i class="callout-toggle"></i></div>
+</div>
+<div id="callout-10" class="callout-10-contents callout-collapse collapse">
+<div class="callout callout-style-default callout-note callout-titled" title="Instructor notes: timing plan">
+<div class="callout-header d-flex align-content-center">
+<div class="callout-icon-container">"""
+
+
+def test_the_skip_link_is_the_first_tab_stop_in_the_pages_language():
+    assert page_lang(PAGE) == "en"
+    out = page_text(PAGE, "<link>", "<script></script>", skip_link(PAGE, "en"))
+    body = out.index('<body class="nav-sidebar floating quarto-light">')
+    first_link = out.index("<a ", body)
+    assert out[first_link:].startswith('<a class="skip-link mlsysim-skip-link" href="#quarto-document-content">'
+                                       "Skip to the text</a>")
+    assert out.index("<a ", body) < out.index("quarto-html-before-body")
+    assert ">跳到正文</a>" in skip_link(PAGE, "zh")   # the book's own string (bookbuild/render/ui/zh.toml)
+    # a second run replaces it, and the rest of the page is Quarto's
+    again = page_text(out, "<link>", "<script></script>", skip_link(out, "en"))
+    assert again == out and again.count('class="skip-link') == 1
+    # a page without Quarto's content element (the redirecting index.html) gets none
+    assert skip_link("<html><body><p>x</p></body></html>", "en") == ""
+
+
+def test_previous_next_links_are_named_by_what_they_show():
+    out = pagination_names(PAGINATION)
+    assert 'class="pagination-link" aria-label="Preface">' in out
+    assert 'class="pagination-link" aria-label="A Inference Cost Foundations">' in out
+    assert pagination_names(out) == out
+    # only the labels changed
+    assert out.replace('aria-label="A Inference', 'aria-label="Inference') == PAGINATION
+    # after the renumbering, the name has the declared number
+    renumbered = pagination_names(renumber_links(PAGINATION, LECTURE, NUMBERS))
+    assert 'aria-label="A Inference Cost Foundations"' in renumbered
+
+
+def test_collapsible_callout_headers_are_buttons_named_by_their_title():
+    out = callout_toggles(CALLOUTS)
+    assert ('<div class="callout-header d-flex align-content-center collapsed" data-bs-toggle="collapse" '
+            'data-bs-target=".callout-10-contents" aria-controls="callout-10" aria-expanded="false" '
+            'role="button" tabindex="0">') in out
+    assert 'aria-label="Toggle callout"' not in out
+    # a callout that does not collapse keeps its header as it is
+    assert out.count('role="button"') == 1 and '<div class="callout-header d-flex align-content-center">' in out
+    assert callout_toggles(out) == out and quarto_chrome(out) == out
+
+
+def test_the_bridge_sets_the_script_gate_and_tab_stops_for_scroll_boxes():
+    js = (ROOT / "bookbuild/quarto/assets/quarto-bridge.js").read_text(encoding="utf-8")
+    css = (ROOT / "bookbuild/quarto/assets/quarto-bridge.css").read_text(encoding="utf-8")
+    assert 'doc.classList.add("js")' in js and 'setAttribute("tabindex", "0")' in js
+    assert "html:not(.js) #mlsysim-explorer figure { display: none; }" in css
+    assert "#mlsysim-explorer figure { min-width: 0; max-width: 100%; }" in css
+    assert "innerHTML" not in js

@@ -158,15 +158,36 @@ def _wait_figures(tab: Tab, theme: str | None = None) -> None:
         tab.stuck = True
 
 
+#: the page's own theme button: the book's (its top bar), or that of the renderer that made the page
+#: (Quarto's, in its sidebar or navbar; the bridge turns its dark mode into the data-theme figures read)
+THEME_TOGGLES = (".topbar .theme-toggle", ".quarto-color-scheme-toggle")
+
+
 def _set_theme(tab: Tab, theme: str) -> None:
     cur = tab.js("() => document.documentElement.getAttribute('data-theme')")
     if cur != theme:
-        btn = tab.page.locator(".topbar .theme-toggle")
-        if btn.count():
-            btn.first.click()
-        else:
+        btns = [tab.page.locator(sel) for sel in THEME_TOGGLES]
+        btns = [b for b in btns if b.count()]
+        if not btns:
             tab._add("has no theme button")
             tab.js("t => document.documentElement.setAttribute('data-theme', t)", theme)
+        else:
+            shown = [b.filter(visible=True) for b in btns]
+            shown = [b for b in shown if b.count()]
+            if shown:
+                shown[0].first.click()
+            else:
+                # the button is in a menu a phone folds away (Quarto's sidebar): a reader opens the menu
+                # first; the check presses the button itself
+                btns[0].first.evaluate("b => b.click()")
+        # the page as a reader sees it once switched: a renderer's colour transitions (Quarto's sidebar and
+        # contents links fade for 0.15 s) ended, so axe does not measure colours half-way
+        try:
+            tab.page.wait_for_function("() => !document.getAnimations || document.getAnimations().every("
+                                       "a => !(window.CSSTransition && a instanceof CSSTransition) || a.playState !== 'running')",
+                                       timeout=2_000, polling=50)
+        except Exception:  # noqa: BLE001 - a transition that never ends: the colours are checked as they are
+            pass
     if tab.js("() => document.documentElement.getAttribute('data-theme')") != theme:
         tab._add(f"the theme button does not switch to {theme}")
     tab.state["theme"] = theme

@@ -13,6 +13,11 @@ Quarto wrote is rewritten: a chapter's number in the links to it (sidebar, bread
 the search index's crumbs), which Quarto's book takes from the chapter's position; the build's index has the
 number the chapter declares (``number-offset``, bookbuild/numbering.py), which the extension's
 ``chapter-number.lua`` already gave the page's own title, sections, figures, tables and equations.
+
+What a reader's check finds in Quarto's own chrome is mended in its markup, the rest left as Quarto wrote it:
+a skip link to the text as the first tab stop (in the book's language, right after ``<body>``), the
+previous/next links named by what they show (their number too), and the headers of collapsible callouts
+made buttons (Quarto gives them aria-expanded but no role).
 """
 from __future__ import annotations
 
@@ -86,11 +91,72 @@ def language_links(page: str, source: str, out_dir: Path, others) -> str:
     return f'<nav class="mlsysim-langs" aria-label="language">{"".join(links)}</nav>' if links else ""
 
 
-def page_text(text: str, head: str, body: str) -> str:
-    """Quarto's page with our additions before ``</head>`` and ``</body>`` (a second run replaces them)."""
+BODY_OPEN = re.compile(r"<body\b[^>]*>")
+
+
+def page_text(text: str, head: str, body: str, start: str = "") -> str:
+    """Quarto's page with our additions before ``</head>`` and ``</body>`` and ``start`` right after
+    ``<body>`` (a second run replaces them)."""
     text = re.sub(re.escape(MARK) + ".*?" + re.escape(MARK), "", text, flags=re.S)
     text = text.replace("</head>", f"{MARK}{head}{MARK}</head>", 1)
+    if start:
+        text = BODY_OPEN.sub(lambda m: f"{m.group(0)}{MARK}{start}{MARK}", text, count=1)
     return text.replace("</body>", f"{MARK}{body}{MARK}</body>", 1)
+
+
+#: the element holding the text in Quarto's pages, where the skip link goes
+CONTENT_ID = "quarto-document-content"
+
+
+def skip_link(text: str, lang: str) -> str:
+    """The skip link to the text, the page's first tab stop, in the page's language (the book's own string);
+    nothing where the page has no such element."""
+    if f'id="{CONTENT_ID}"' not in text:
+        return ""
+    return f'<a class="skip-link mlsysim-skip-link" href="#{CONTENT_ID}">{html.escape(ui(lang)["skip"])}</a>'
+
+
+def page_lang(text: str, default: str = "en") -> str:
+    m = re.search(r'<html\b[^>]*\blang="([^"]+)"', text[:4000])
+    return m.group(1).split("-")[0] if m else default
+
+
+PAGINATION = re.compile(r'(<a\s[^>]*?class="pagination-link"[^>]*?\saria-label=")([^"]*)("[^>]*>)(.*?)(</a>)', re.S)
+
+
+def visible_text(markup: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]*>", " ", markup)).split())
+
+
+def pagination_names(text: str) -> str:
+    """Quarto's previous/next links named by what they show: Quarto labels them with the chapter's title
+    alone, while they show its number too (an accessible name must hold the visible text)."""
+    def one(m: re.Match) -> str:
+        shown = visible_text(m.group(4))
+        return m.group(1) + html.escape(shown) + m.group(3) + m.group(4) + m.group(5) if shown else m.group(0)
+    return PAGINATION.sub(one, text)
+
+
+CALLOUT_TOGGLE = re.compile(r'<div class="callout-header\b[^"]*"[^>]*\bdata-bs-toggle="collapse"[^>]*>')
+
+
+def callout_toggles(text: str) -> str:
+    """Quarto's collapsible callouts: the header that opens and closes one has aria-expanded and
+    aria-controls but no role, so they mean nothing to a screen reader (and it is no tab stop). It
+    becomes a button (``role``, ``tabindex``; the bridge adds Enter and Space), named by its title, not
+    Quarto's "Toggle callout" (an accessible name must hold the visible text)."""
+    def one(m: re.Match) -> str:
+        tag = m.group(0)
+        if re.search(r"\srole=", tag):
+            return tag
+        tag = re.sub(r'\saria-label="[^"]*"', "", tag)
+        return tag[:-1] + ' role="button" tabindex="0">'
+    return CALLOUT_TOGGLE.sub(one, text)
+
+
+def quarto_chrome(text: str) -> str:
+    """What the book's layer mends in Quarto's own markup of a page (each step leaves a mended page as it is)."""
+    return callout_toggles(pagination_names(text))
 
 
 def script_tags(scripts: list[tuple[str, bool]], page: str) -> str:
@@ -134,11 +200,13 @@ def renumber_search(data: str, numbers: dict[str, str]) -> str:
 
 
 def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
-          rendered: set[Path] | None = None, numbers: dict[str, str] | None = None) -> list[Path]:
+          rendered: set[Path] | None = None, numbers: dict[str, str] | None = None,
+          lang: str | None = None) -> list[Path]:
     """Write the additions into the pages of Quarto's book at ``out_dir`` (those in ``rendered``, the HTML
     pages this render wrote; all when ``None``; ``numbers``: each chapter's number by Quarto's page, for the
-    links to it and the search index's crumbs); returns the pages changed. Every page is checked first
-    (it exists and holds what the layer needs), so a refused book is left as Quarto wrote it."""
+    links to it and the search index's crumbs; ``lang``: the book's language, else each page's own);
+    returns the pages changed. Every page is checked first (it exists and holds what the layer needs), so
+    a refused book is left as Quarto wrote it."""
     pages = []
     for source in chapters:
         f = out_dir / quarto_page(source)
@@ -174,7 +242,9 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
         head = "".join(f'<link rel="stylesheet" href="{html.escape(relpath(s, page))}">'
                        for s in [BRIDGE_CSS] + add.styles)
         head += script_tags(([(SEARCH_DATA, True)] if search.is_file() else []) + [(BRIDGE_JS, False)], page)
-        f.write_text(page_text(renumber_links(text, page, numbers), head, body), encoding="utf-8")
+        start = skip_link(text, lang or page_lang(text))
+        f.write_text(page_text(quarto_chrome(renumber_links(text, page, numbers)), head, body, start),
+                     encoding="utf-8")
     return [f for _, f, _, _ in pages]
 
 
@@ -190,7 +260,7 @@ def run(root: Path, active_profile: str, output_dir: str, output_files: str | No
     b = passes.run(settings, [profile], passes.COMMANDS["check"])
     numbers = {quarto_page(c.source): c.number for c in b.index[profile].chapters if c.number is not None}
     return apply(out_dir, b.additions[profile], [ch.path.as_posix() for ch in b.books[0].chapters],
-                 other_books(root, profile), rendered, numbers)
+                 other_books(root, profile), rendered, numbers, book.lang)
 
 
 def main(argv: list[str]) -> int:

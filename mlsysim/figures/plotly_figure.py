@@ -140,7 +140,10 @@ def _layout(spec: FigureSpec, lang: str) -> dict:
         xa, ya = _axes(p, i, [i * (width + gap), i * (width + gap) + width], lang)
         layout[_axis_key("xaxis", i)] = xa
         layout[_axis_key("yaxis", i)] = ya
-        if p.legend and i == 0:
+        # a figure that shows a legend places it itself (below the plot area unless the panel asks for its
+        # corner), also where the static figure has none (``legend=None``): plotly's default, right of the
+        # plot area, squeezes that area to its 64 px minimum in a phone's column and the legend then covers it
+        if i == 0 and (p.legend or layout["showlegend"]):
             layout["legend"] = _legend(p)
     return layout
 
@@ -148,7 +151,7 @@ def _layout(spec: FigureSpec, lang: str) -> dict:
 def _legend(p) -> dict:
     """The legend of the HTML figure: below the plot area, left-aligned and wrapping, so it never covers
     data at any page width (``legend_web="below"``); or in the panel's corner (``"corner"``)."""
-    if p.legend_web == "corner":
+    if p.legend_web == "corner" and p.legend:
         lx, ly, xan, yan = _LEGEND_XY[p.legend]
         return {"x": lx, "y": ly, "xanchor": xan, "yanchor": yan, "bgcolor": "rgba(0,0,0,0)", "font": {"size": 11}}
     return {"orientation": "h", "x": 0, "xanchor": "left", "xref": "container",
