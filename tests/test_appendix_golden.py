@@ -67,7 +67,9 @@ def test_chinese_numbers_in_context(executed_appendix, number, after):
 EN_IN_CONTEXT = [
     "about 295 times as much time", "= 1,979 trillion operations per second", "= 3.35 TB/s",
     "591 operations per byte", "2 operations per byte", "0.34 percent of the ridge",
-    "70.6 billion parameters", "21.1 ms per output token", "71 µs per prompt token", "which is 295 for",
+    "70.6 billion parameters", "21.1 ms per output token", "71 µs per prompt token",
+    "configuration, is 295.",   # the seed's "which is 295 for the reference configuration", the configuration
+                                # named first (it is the reader's choice when there is one; the Chinese order)
     "about 108,000 tokens", "At 32,768 tokens", "about 30 percent", "= 327,680 bytes", "about 10.7 GB",
     "163,840 bytes per token", "at 2 per second", "running 15 turns of 4 s of model time and 20 s of tool time",
     "lives 360 s, about 6 minutes", "gives 720 live trajectories", "Only 17 percent", "120 of them",
