@@ -46,7 +46,7 @@ def policy_map_spec(t_swap, t_star, rows, stall=None) -> FigureSpec:
              Band("discard", b, x_max, _COLORS["band_discard"])]
     lines = [RefLine("t_swap", "x", a, _COLORS["keep"], "solid", 2.0, T("keep | swap break-even", "保留与换出的盈亏平衡点")),
              RefLine("t_star", "x", b, _COLORS["discard"], "solid", 2.0,
-                     T("swap | discard break-even", "换出与丢弃的盈亏平衡点"))]
+                     T("keep | discard break-even", "保留与丢弃的盈亏平衡点"))]
     notes = [Note("keep_swap", a, n - 0.35, T("keep | swap", "保留 | 换出"), _COLORS["keep"], dy=4),
              Note("swap_discard", b, n - 0.35, T("swap | discard", "换出 | 丢弃"), _COLORS["discard"], dy=4)]
     for (lab, lo, hi), y in zip(spans, ys):
