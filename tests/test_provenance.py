@@ -294,7 +294,9 @@ def test_page_budget(everything):
     total = len(json.dumps(values, ensure_ascii=False).encode())
     packed = len(json.dumps(pack(values), ensure_ascii=False, separators=(",", ":")).encode())
     assert max(sizes.values()) < 6000, max(sizes.items(), key=lambda kv: kv[1])
-    assert total < 120_000 and packed < total * 0.6
+    # 130 kB: the appendix's 92 explanations plus the clauses that name what it computed for (source_str,
+    # model_str, model_poss_str, accel_str, accel_sold_str; 124 kB when they were added)
+    assert total < 130_000 and packed < total * 0.6
     print(f"appendix: {len(values)} explanations, {total:,} bytes of JSON, {packed:,} packed")
 
 
