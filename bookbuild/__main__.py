@@ -103,6 +103,8 @@ def run_build(args, command: str) -> int:
     b = passes.run(s, profile_names(s.root, args.profile), passes.COMMANDS[command])
     for note in b.report.notes:
         print(f"bookbuild: note: {note}", file=sys.stderr)
+    if debug_requested():
+        print("bookbuild: passes: " + ", ".join(f"{k} {v:.2f} s" for k, v in b.report.timings.items()), file=sys.stderr)
     for book in b.books:   # the profiles asked for, "default" resolved to its name
         print(summary(b, book.profile))
     if b.report.executed or b.report.cached:

@@ -2,9 +2,10 @@
 
 Serves ``_book/<lang>`` on localhost, watches the sources (chapters and what they include, the
 ``_quarto*.yml`` files, the bibliography, the code trees every result depends on: bookbuild's and the
-libraries' the chapters import) and, on a change, rebuilds through the same passes as ``render`` (in a
-fresh process, so changed library code
-is imported anew; the content cache re-executes only what the change touched). Every page the
+libraries' the chapters import) and, on a change, rebuilds through the same passes as ``render``, in a
+child forked by a warm worker that imported the stack once (:mod:`bookbuild.worker`; a new worker
+whenever code or data changed, so changed library code is imported anew); the content cache
+re-executes only what the change touched. Every page the
 server sends carries a small script that listens for the next build on an event stream and reloads;
 a failed build (a broken guard, a typo in a cell) shows its one-line messages in a banner on the page
 and in the terminal, and the next good build clears it. Ctrl-C stops the server cleanly.
@@ -33,6 +34,7 @@ from .passes.parse import code_trees
 from .settings import (Parser, check_profile, folder_path, interval_seconds, port_number, positive_seconds,
                        root_option)
 from .source import parse
+from .worker import Warm
 
 EVENTS = "/__bookbuild__/events"
 STATUS = "/__bookbuild__/status"
@@ -123,42 +125,50 @@ def snapshot(files: list[Path]) -> dict[Path, tuple[int, int]]:
 
 
 class Builds:
-    """The rebuilds the preview drives, one at a time, each a ``render`` in a fresh process of its own
-    group that stops when the preview ends however it ends (``--with-parent``); :meth:`stop` sends it
-    SIGTERM first, so its own handler stops its jobs and removes its staging, then kills what is left."""
+    """The rebuilds the preview drives, one at a time, each forked by the warm worker
+    (:mod:`bookbuild.worker`: the stack imported once, a fresh child per build, a new worker whenever the
+    code or data changed) in a session of its own that stops when the preview ends however it ends;
+    :meth:`stop` sends the build SIGTERM first, so its own handler stops its jobs and removes its
+    staging, then kills what is left, and the worker with it."""
 
     def __init__(self) -> None:
-        self.proc: subprocess.Popen | None = None
+        self.warm: Warm | None = None
+        self.pid: int | None = None
 
-    def run(self, cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
-        self.proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
-        procs.register(self.proc.pid, "polite")
+    def run(self, argv: list[str], root: Path) -> subprocess.CompletedProcess:
+        if self.warm is None:
+            self.warm = Warm(root)
+
+        def started(pid: int) -> None:
+            self.pid = pid
+            procs.register(pid, "polite")
         try:
-            out, err = self.proc.communicate()
+            return self.warm.run(argv, started)
         finally:
-            procs.unregister(self.proc.pid)
-        return subprocess.CompletedProcess(cmd, self.proc.returncode, out, err)
+            if self.pid is not None:
+                procs.unregister(self.pid)
+                self.pid = None
 
     def stop(self) -> None:
-        p, self.proc = self.proc, None
-        if p is not None and p.poll() is None:
-            procs.register(p.pid, "polite")
+        pid, self.pid = self.pid, None
+        if pid is not None and not procs.ended(pid):
+            procs.register(pid, "polite")
             procs.stop_all()
-            p.wait()
+        warm, self.warm = self.warm, None
+        if warm is not None:
+            warm.stop()
 
 
 BUILDS = Builds()
 
 
 def build_once(root: Path, profile: str, cell_timeout: float | None = None) -> tuple[bool, list[str], float]:
-    """One ``render`` (HTML only) in a fresh process; returns (ok, error lines, seconds)."""
-    cmd = [sys.executable, "-m", "bookbuild", "render", "--profile", profile, "--root", str(root),
-           "--formats", "html", "--stale-translations", "warn", "--with-parent", str(os.getpid())]
+    """One ``render`` (HTML only) by the warm worker; returns (ok, error lines, seconds)."""
+    argv = ["render", "--profile", profile, "--root", str(root), "--formats", "html", "--stale-translations", "warn"]
     if cell_timeout:
-        cmd += ["--cell-timeout", str(cell_timeout)]
+        argv += ["--cell-timeout", str(cell_timeout)]
     t0 = time.perf_counter()
-    r = BUILDS.run(cmd, root)
+    r = BUILDS.run(argv, root)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "waiting for it" not in ln]
     if r.returncode == 0:   # a build that passed says only its warnings (a stale translation)
         lines = [ln.split("warning: ", 1)[1] for ln in lines if ln.startswith("bookbuild: note: warning: ")]

@@ -27,6 +27,8 @@ from .provenance import explain_cell
 
 #: imported once in the build process before any chapter's process is forked
 PRELOAD = ("numpy", "pint", "matplotlib", "mlsysim")
+#: what the layer's own checks import in the build process (the typography check reads the library's strings)
+CHECKS_IMPORT = ("mlsysim.explorer", "mlsysim.measurements")
 #: the libraries whose whole code and data the chapters' results depend on
 LIBRARIES = ("mlsysim",)
 #: the user's variables that point the library at another data folder (the cache keys cover it)
@@ -152,6 +154,13 @@ def preload(root: Path, cache_folder: Path | None) -> None:
             import matplotlib.pyplot  # noqa: F401
     except Exception:  # noqa: BLE001 - a chapter that needs it reports the error itself
         pass
+
+
+def warm_up(root: Path, cache_folder: Path | None) -> None:
+    """Everything a build of this book imports, once, for a process that forks many builds (the
+    preview's warm worker): :func:`preload` and what the checks read."""
+    preload(root, cache_folder)
+    pool.preload(CHECKS_IMPORT, root)
 
 
 def library_dirs(root: Path) -> list[Path]:

@@ -21,9 +21,11 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from ..book.hooks import warm_up as _layer_warm_up
 from ..lock import build_lock
 from ..settings import Settings
 from . import book, execute, number, parse, render, verify
+from .parse import environment
 from .state import Build, Report
 
 
@@ -50,11 +52,21 @@ def run(settings: Settings, profiles: list[str], passes: list[str], *, facts: bo
         try:
             for p in PASSES:
                 if p.name in passes:
+                    t = time.perf_counter()
                     p.run(b)
+                    b.report.timings[p.name] = time.perf_counter() - t
         finally:
             b.report.notes += b.store.notes
             b.report.seconds = time.perf_counter() - t0
     return b
 
 
-__all__ = ["Build", "COMMANDS", "NAMES", "PASSES", "Pass", "Report", "run"]
+def warm_up(settings: Settings) -> None:
+    """Import what any build imports (the renderers, the book's layer, what the chapters import), for a
+    process that forks many builds (:mod:`bookbuild.worker`)."""
+    from ..render import profile  # noqa: F401 - pandoc, typst, BeautifulSoup: imported by render when needed
+    from ..book import diff  # noqa: F401
+    _layer_warm_up(settings.root, settings.cache_folder)
+
+
+__all__ = ["Build", "COMMANDS", "NAMES", "PASSES", "Pass", "Report", "environment", "run", "warm_up"]

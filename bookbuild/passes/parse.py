@@ -8,6 +8,7 @@ from ..cache import Store, environment_digest
 from ..errors import BuildError
 from ..project import load_book, profiles
 from ..render.pandoc import Pandoc
+from ..settings import Settings
 from ..source import parse
 from .state import Build
 
@@ -19,13 +20,18 @@ def code_trees(root: Path) -> list[Path]:
     return [ENGINE, *library_dirs(root)]
 
 
+def environment(settings: Settings) -> str:
+    """The digest every cache key starts from: the code trees, the data folders, the installed distributions."""
+    return environment_digest(code_trees(settings.root), [Path(d) for d in settings.data_dirs])
+
+
 def run(build: Build) -> None:
     s = build.settings
     build.store = Store(s.cache_folder)
     build.pandoc = Pandoc(s.pandoc, build.store)
     build.books = [load_book(s.root, p) for p in build.names]
     build.all_books = [load_book(s.root, p) for p in (profiles(s.root) or build.names)]
-    build.environment = environment_digest(code_trees(s.root), [Path(d) for d in s.data_dirs])
+    build.environment = environment(s)
     for book in build.books + build.all_books:
         for ch in book.chapters:
             rel = ch.path.as_posix()

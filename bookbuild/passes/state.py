@@ -28,6 +28,7 @@ class Report:
     up_to_date: list[str] = field(default_factory=list)   # profiles whose book was already current
     notes: list[str] = field(default_factory=list)        # one line each (a discarded cache entry, ...)
     seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)   # seconds each pass took (BOOKBUILD_DEBUG=1 prints them)
 
 
 @dataclass

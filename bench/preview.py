@@ -1,0 +1,140 @@
+"""The author's loop, measured: ``preview`` in a private copy of the committed sources, and the time from
+saving an edit to the page the reader has open showing it (headless Chromium; the page reloads itself
+when the preview says a new build is there). Edits: a prose sentence of the appendix; a scenario input
+in one of its cells; a registry value (the A100's bandwidth in mlsysim/data/accelerators.toml: every chapter reads the
+registry, and the appendix's page offers the A100).
+
+    python bench/preview.py [--repeat N] [--append]
+
+Each edit is saved, measured, then undone (the undo is a second build, not measured). ``--append``
+adds the table to bench/results.md.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import PY, ROOT, copy_sources  # noqa: E402
+
+APPENDIX = "appendix/inference-cost.qmd"
+#: (name, file, the text replaced, its replacement (a word the page will show), the word to look for)
+EDITS = [
+    ("prose sentence (appendix)", APPENDIX, "and jump to the section", "and promptly jump to the section", "promptly"),
+    ("cell: a scenario input (appendix)", "appendix/_cells/decode-loop.qmd", "    states = 512  #",
+     "    states = 640  #", None),
+    ("registry value (accelerators.toml)", "mlsysim/data/accelerators.toml",
+     'memory.bandwidth = { value = "2039 GB/s"', 'memory.bandwidth = { value = "2040 GB/s"', None),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(pred, timeout=240.0, step=0.01):
+    t = time.perf_counter()
+    while time.perf_counter() - t < timeout:
+        got = pred()
+        if got:
+            return got
+        time.sleep(step)
+    raise SystemExit("bench: timed out")
+
+
+def evaluate(page, js: str):
+    """``page.evaluate``, false while the page is between two documents (it reloads itself)."""
+    try:
+        return page.evaluate(js)
+    except Exception:  # noqa: BLE001 - "execution context was destroyed": a navigation under way
+        return False
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--append", action="store_true")
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-preview-") as tmp:
+        src = copy_sources(Path(tmp) / "src")
+        if (ROOT / "vendor").is_dir():
+            os.symlink(ROOT / "vendor", src / "vendor")
+        port = free_port()
+        env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / "cache")}
+        log = open(Path(tmp) / "preview.log", "w")
+        pv = subprocess.Popen([PY, "-m", "bookbuild", "preview", "--profile", "en", "--port", str(port),
+                               "--no-browser"], cwd=src, stdout=log, stderr=subprocess.STDOUT, env=env,
+                              start_new_session=True)
+        try:
+            url = f"http://127.0.0.1:{port}/appendix/inference-cost.html"
+            status = f"http://127.0.0.1:{port}/__bookbuild__/status"
+            import json
+            import urllib.request
+
+            def version():
+                try:
+                    return json.load(urllib.request.urlopen(status, timeout=2))
+                except OSError:
+                    return None
+            wait_for(lambda: (version() or {}).get("version", 0) >= 1, timeout=600)
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+                page = browser.new_page()
+                page.goto(url)
+                for name, rel, old, new, word in EDITS:
+                    f = src / rel
+                    original = f.read_text(encoding="utf-8")
+                    assert old in original, (rel, old)
+                    times = []
+
+                    def save_and_wait(text: str) -> float:
+                        """Save ``text``; seconds until the open page has reloaded with the new build."""
+                        v0 = version()["version"]
+                        wait_for(lambda: evaluate(page, "(window.__bench = 1) && document.readyState === 'complete'"))
+                        t0 = time.perf_counter()
+                        f.write_text(text, encoding="utf-8")
+                        wait_for(lambda: version()["version"] > v0 or not version()["ok"])
+                        if not version()["ok"]:
+                            raise SystemExit(f"bench: the build failed after {name}: {version()['errors']}")
+                        wait_for(lambda: evaluate(page, "window.__bench === undefined && document.readyState"
+                                                        " === 'complete'"))
+                        return time.perf_counter() - t0
+                    for _ in range(args.repeat):
+                        times.append(save_and_wait(original.replace(old, new, 1)))
+                        if word:
+                            assert word in page.inner_text("main"), (name, word)
+                        save_and_wait(original)
+                    rows.append((f"preview: {name} → page reloaded showing it", statistics.median(times),
+                                 min(times), max(times)))
+                browser.close()
+        finally:
+            os.killpg(pv.pid, 2)
+            pv.wait(timeout=30)
+            log.close()
+    load = os.getloadavg()[0]
+    table = [f"## {_dt.datetime.now():%Y-%m-%d %H:%M} — the author's loop (bench/preview.py), {platform.machine()}, "
+             f"{os.cpu_count()} cores, Python {platform.python_version()} (load average {load:.1f} at the end)",
+             "", f"| what | median s | min–max ({args.repeat} runs) |", "|---|---:|---|"]
+    table += [f"| {n} | {m:.2f} | {lo:.2f}–{hi:.2f} |" for n, m, lo, hi in rows]
+    print("\n".join(table))
+    if args.append:
+        with open(ROOT / "bench" / "results.md", "a", encoding="utf-8") as fh:
+            fh.write("\n" + "\n".join(table) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""A warm worker: a process that has imported the build's whole stack once (bookbuild, its renderers,
+and what every chapter imports: numpy, pint, matplotlib, the project's own ``mlsysim``) and forks a fresh
+child for each build it is asked for. ``preview`` drives one, so an edit costs the build, not the
+imports (about a second on two cores).
+
+Nothing stale, nothing shared:
+
+- each build is a child forked from the worker's state as it was after the imports, in a session of its
+  own (so it is stopped as any build the preview drives is: SIGTERM to its group, then SIGKILL), and the
+  chapters fork from that child as in any build: nothing one build or chapter does reaches the next;
+- the worker notes :func:`~bookbuild.cache.environment_digest` (the code trees, the data folders, the
+  installed distributions: what the cache keys cover) before it imports anything, and checks it again
+  before every build: when it changed, the worker answers ``stale`` and exits, and :class:`Warm` starts
+  a new one (so an edit to ``mlsysim`` or ``bookbuild`` is always imported anew);
+- the worker dies with the process that started it, and each build with the worker.
+
+The protocol, one JSON document per line: the driver writes ``["render", "--profile", ...]`` (a build's
+argument list, as for ``python -m bookbuild``); the worker answers ``{"pid": N}`` when the build starts,
+then ``{"status": S, "stdout": ..., "stderr": ...}`` when it ends (or ``{"stale": true}`` instead).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from . import procs
+
+
+def _settings(root: Path):
+    from .book.hooks import DATA_ENV   # the command line's settings: the same data folders
+    from .settings import Settings
+    return Settings.make(root, data_env=DATA_ENV)
+
+
+def _build(argv: list[str], folder: Path) -> int:
+    """Fork one build; answer its pid, wait for it, return its exit status."""
+    out, err = folder / "stdout", folder / "stderr"
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:   # the build: its own session, its output in files, nothing to read
+        code = 70
+        try:
+            os.setsid()
+            procs.default_signals()
+            fd_in = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(fd_in, 0)
+            for fd, path in ((1, out), (2, err)):
+                f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(f, fd)
+                os.close(f)
+            from .__main__ import main
+            code = main(argv + ["--with-parent", str(os.getppid())])
+            procs.stop_all(everything=True)
+        except SystemExit as e:   # the parser's own exit (a bad option)
+            code = e.code if isinstance(e.code, int) else 2
+        except BaseException:  # noqa: BLE001 - a child never returns into the worker's loop
+            code = 70
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    _answer({"pid": pid})
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _answer(obj: dict) -> None:
+    sys.__stdout__.write(json.dumps(obj) + "\n")
+    sys.__stdout__.flush()
+
+
+def serve(root: Path, parent: int) -> int:
+    """The worker's loop: one build per request line, until its input ends or the environment changes."""
+    procs.die_with_parent(parent)
+    root = Path(root).resolve()
+    os.chdir(root)
+    from . import passes
+    digest = passes.environment(_settings(root))   # before the imports: an edit made during them is seen
+    try:
+        passes.warm_up(_settings(root))
+    except Exception:  # noqa: BLE001 - what fails to import is reported by the build that needs it
+        pass
+    _answer({"ready": True})
+    with tempfile.TemporaryDirectory(prefix="bookbuild-worker-") as tmp:
+        folder = Path(tmp)
+        for line in sys.stdin:
+            try:
+                argv = json.loads(line)
+            except json.JSONDecodeError:
+                return 2
+            if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)):
+                return 2
+            if passes.environment(_settings(root)) != digest:
+                _answer({"stale": True})
+                return 0
+            code = _build(argv, folder)
+            text = {k: (folder / k).read_text(encoding="utf-8", errors="replace") for k in ("stdout", "stderr")}
+            _answer({"status": code, **text})
+    return 0
+
+
+class Warm:
+    """The driver's side: a worker started on first use and again whenever it says it is stale or died."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.proc: subprocess.Popen | None = None
+
+    def _start(self) -> subprocess.Popen:
+        self.proc = subprocess.Popen([sys.executable, "-m", "bookbuild.worker", str(self.root), str(os.getpid())],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     text=True, cwd=self.root, start_new_session=True)
+        procs.register(self.proc.pid, "group")
+        first = self.proc.stdout.readline()
+        if not first:
+            raise OSError("the build's worker did not start")
+        return self.proc
+
+    def run(self, argv: list[str], started=None) -> subprocess.CompletedProcess:
+        """One build; ``started(pid)`` is called when it runs (so the caller can stop it)."""
+        for _ in range(2):
+            proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+            proc.stdin.write(json.dumps(argv) + "\n")
+            proc.stdin.flush()
+            reply = json.loads(proc.stdout.readline() or '{"stale": true}')
+            if reply.get("stale"):
+                self.stop()
+                continue
+            if started:
+                started(reply["pid"])
+            done = json.loads(proc.stdout.readline() or '{"status": 70, "stdout": "", "stderr": ""}')
+            if not proc.stdout or proc.poll() is not None and "status" not in done:
+                self.stop()
+            return subprocess.CompletedProcess(argv, done.get("status", 70), done.get("stdout", ""),
+                                               done.get("stderr", "bookbuild: the build's worker died\n"))
+        raise OSError("the build's worker could not start a build")
+
+    def stop(self) -> None:
+        p, self.proc = self.proc, None
+        if p is not None:
+            procs.unregister(p.pid)
+            try:
+                p.stdin.close()
+            except OSError:
+                pass
+            procs.kill_tree(p.pid, group=True)
+            p.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(serve(Path(sys.argv[1]), int(sys.argv[2])))
