@@ -112,3 +112,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if BOOK_FIXTURES & set(getattr(item, "fixturenames", ())) or item.module.__name__.rsplit(".", 1)[-1] in BOOK_MODULES:
             item.add_marker(pytest.mark.book)
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Under ``-m "not book"`` (the fast tier) a BOOK_MODULES file is not imported at all: every test in it
+    would be deselected, and importing it (its assertions rewritten, its build tools imported) costs
+    seconds. Any other marker expression collects it as usual."""
+    if " ".join((config.getoption("markexpr") or "").split()) == "not book" and \
+            collection_path.suffix == ".py" and collection_path.stem in BOOK_MODULES:
+        return True
+    return None

@@ -2,7 +2,6 @@
 import json
 import re
 import subprocess
-import sys
 
 import pytest
 
@@ -48,7 +47,19 @@ def test_check():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "mlsysim", *args], capture_output=True, text=True)
+    """``python -m mlsysim <args>``'s main, run in this process on the package's own data: its status and
+    what it wrote (the real command in a fresh process: tests/test_hostile_registry.py)."""
+    import contextlib
+    import io
+
+    from mlsysim.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(list(args))
+        except SystemExit as exc:  # argparse refuses an option this way
+            status = exc.code
+    return subprocess.CompletedProcess(["python", "-m", "mlsysim", *args], status, out.getvalue(), err.getvalue())
 
 
 def test_cli_reference_json_for_the_reference_pair():
