@@ -1,10 +1,10 @@
 """fmt / check / CLI behaviour."""
 import json
 import re
-import subprocess
 
 import pytest
 
+from conftest import mlsysim_main
 from mlsysim import *
 from mlsysim.fmt import Fmt
 
@@ -46,20 +46,7 @@ def test_check():
         check(False, "the claim")
 
 
-def _cli(*args):
-    """``python -m mlsysim <args>``'s main, run in this process on the package's own data: its status and
-    what it wrote (the real command in a fresh process: tests/test_hostile_registry.py)."""
-    import contextlib
-    import io
-
-    from mlsysim.cli import main
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(list(args))
-        except SystemExit as exc:  # argparse refuses an option this way
-            status = exc.code
-    return subprocess.CompletedProcess(["python", "-m", "mlsysim", *args], status, out.getvalue(), err.getvalue())
+_cli = mlsysim_main
 
 
 def test_cli_reference_json_for_the_reference_pair():
