@@ -10,6 +10,7 @@ twice (ignoring case), or an accelerator no node of systems.toml carries.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime
 import difflib
@@ -19,6 +20,7 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -258,6 +260,31 @@ def _printable(text: str) -> str:
     return text if text.isprintable() else repr(text)[1:-1]
 
 
+@lru_cache(maxsize=None)
+def _units_of(text: str):
+    """The units ``text`` names ("TB/s"), parsed once: pint re-parses a compound unit on every use. The
+    result is pint's immutable UnitsContainer, shared safely by every quantity built on it; an unknown unit
+    raises (and is not cached)."""
+    return ureg.parse_units(text)._units  # noqa: SLF001 - what Q_(x, text) stores for a unit given as text
+
+
+@lru_cache(maxsize=None)
+def _parsed_expression(text: str):
+    return Q_(text)
+
+
+def _expression(text: str):
+    """``Q_(text)`` (pint's expression parser: "80 GB" keeps its integer 80), parsed once per text; a
+    quantity can be changed in place (``ito``), so each caller gets its own copy."""
+    return copy.copy(_parsed_expression(text))
+
+
+@lru_cache(maxsize=None)
+def _dimensionality_of(unit: str):
+    """The dimension of ``unit`` (one of _DIMS's reference units), immutable."""
+    return ureg.Unit(unit).dimensionality
+
+
 def _closest(word: str, choices, prefix: str = "") -> str:
     """'; did you mean 'x'?' for the closest of ``choices`` (difflib), or nothing."""
     near = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
@@ -312,14 +339,14 @@ class _Loader:
                                 f"e.g. \"3.35 TB/s\", got {_describe(text)}")
         try:
             num, _, unit = text.strip().partition(" ")
-            try:  # "3.35 TB/s": a number and a unit (pint caches parsed units, so this is fast)
-                q = Q_(float(num), unit.strip() or "dimensionless")
+            try:  # "3.35 TB/s": a number and a unit (each unit text parsed once: _units_of)
+                q = Q_(float(num), _units_of(unit.strip() or "dimensionless"))
             except ValueError:  # anything else goes through pint's expression parser
                 q = Q_(text)
         except Exception as exc:  # pint raises several kinds
             raise RegistryError(f"{self.where(file, entry, fld)}: cannot parse {text!r} as a quantity ({exc})") from None
         want = _DIMS[kind]
-        if not hasattr(q, "units") or q.dimensionality != ureg.Unit(want).dimensionality:
+        if not hasattr(q, "units") or q.dimensionality != _dimensionality_of(want):
             got = getattr(q, "units", "no unit")
             raise RegistryError(f"{self.where(file, entry, fld)}: {text!r} is in {got}, but a {kind} must convert "
                                 f"to {want}; fix the unit")
@@ -366,7 +393,9 @@ def check_fields(ld: _Loader, file: str, entry: str | None, table, schema: Mappi
                                 f"(known: {', '.join(prefix + k for k in schema)})")
     for f, (shape, required, *missing) in schema.items():
         if f in table:
-            _check_shape(ld.where(file, entry, prefix + f), table[f], shape)
+            problem = _shape_problem(table[f], shape)
+            if problem:  # the place is written out only for a message (most fields are fine)
+                raise RegistryError(f"{ld.where(file, entry, prefix + f)}: {problem}")
         elif required:
             raise RegistryError(f"{ld.where(file, entry, prefix + f)}: {missing[0] if missing else 'missing field'}")
 
@@ -379,18 +408,19 @@ def read_checked(file: str, schema: Mapping[str, tuple], data_dir: Path = DATA_D
     return data
 
 
-def _check_shape(where: str, value, shape: str) -> None:
-    """One field's shape (see SCHEMAS); quantities are checked where they are read."""
+def _shape_problem(value, shape: str) -> str | None:
+    """What is wrong with one field's shape (see SCHEMAS), or None; quantities are checked where they are read."""
     if shape == "text" and not (isinstance(value, str) and value.strip()):
-        raise RegistryError(f"{where}: expected text in quotes, got {_describe(value)}")
+        return f"expected text in quotes, got {_describe(value)}"
     if shape == "int" and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
-        raise RegistryError(f"{where}: expected a positive integer, got {_describe(value)}")
+        return f"expected a positive integer, got {_describe(value)}"
     if shape == "table" and not isinstance(value, dict):
-        raise RegistryError(f"{where}: expected a table of fields, got {_describe(value)}")
+        return f"expected a table of fields, got {_describe(value)}"
     if shape == "list" and not isinstance(value, list):
-        raise RegistryError(f"{where}: expected a list of tables [{{ ... }}, ...], got {_describe(value)}")
+        return f"expected a list of tables [{{ ... }}, ...], got {_describe(value)}"
     if shape == "sourced" and not isinstance(value, dict):
-        raise RegistryError(f"{where}: write {{ value = \"...\", source = \"...\" }}, got {_describe(value)}")
+        return f"write {{ value = \"...\", source = \"...\" }}, got {_describe(value)}"
+    return None
 
 
 def _check_name(ld: _Loader, file: str, entry: str, name: str, namespace: str) -> None:
@@ -462,7 +492,7 @@ def _load_conflicts(ld: _Loader, name: str, items: list, dense: Mapping) -> tupl
             raise RegistryError(f"{ld.where(F, name, fld + '.field')}: {c['field']!r} is not a value of this "
                                 f"entry{_closest(c['field'], kinds)} (values: {', '.join(kinds)})")
         ld.quantity(F, name, fld + ".value", c["value"], kinds[c["field"]])
-        out.append(Conflict(c["field"], Q_(c["value"]), ld.source(F, name, fld + ".source", c["source"]),
+        out.append(Conflict(c["field"], _expression(c["value"]), ld.source(F, name, fld + ".source", c["source"]),
                             c.get("note", "")))
     return tuple(out)
 

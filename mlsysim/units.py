@@ -28,7 +28,27 @@ def _registry(cache_folder) -> pint.UnitRegistry:
     reg.load_definitions(_DEFINITIONS)
     reg._build_cache()  # noqa: SLF001 - pint builds it once in __init__; ours must come after our file
     reg._on_redefinition = "raise"  # noqa: SLF001 - later code may not redefine a unit silently
+    _remember_parsed_units(reg)
     return reg
+
+
+def _remember_parsed_units(reg: pint.UnitRegistry) -> None:
+    """Parse each unit text once: pint keeps the parse of a plain unit name ("byte") but re-parses a
+    compound one ("flop / second", "TB/s") on every ``q.to("...")`` and ``Q_(x, "...")``, most of the time
+    a computed chapter spends in pint. The result is pint's immutable UnitsContainer; it is kept in pint's
+    own cache object (a rebuilt cache starts empty), never while a context is active, and a text that fails
+    to parse is not kept (it raises each time, as before)."""
+    parse = reg._parse_units_as_container  # noqa: SLF001
+
+    def parse_once(input_string, as_delta=True, case_sensitive=True):
+        if reg._active_ctx.contexts:  # noqa: SLF001 - a context may change what a name means
+            return parse(input_string, as_delta, case_sensitive)
+        kept = reg._cache.__dict__.setdefault("mlsysim_parsed_units", {})  # noqa: SLF001
+        key = (input_string, as_delta, case_sensitive)
+        if key not in kept:
+            kept[key] = parse(input_string, as_delta, case_sensitive)
+        return kept[key]
+    reg._parse_units_as_container = parse_once  # noqa: SLF001
 
 
 def _build_registry() -> tuple[pint.UnitRegistry, Path | None]:

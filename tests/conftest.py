@@ -1,5 +1,6 @@
 """Shared fixtures: the executed appendix in both languages (executed once per test session)."""
 import shutil
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -28,6 +29,23 @@ def book_copy(tmp_path, edits=None, name="book") -> Path:
     """A private copy of the mlsysim-free fixture book, with edits applied."""
     sys.modules.pop("stubsim", None)  # each copy imports its own stub
     return copy_with_edits(FIXTURE_BOOK, tmp_path / name, edits)
+
+
+def mlsysim_main(*args: str) -> subprocess.CompletedProcess:
+    """``python -m mlsysim <args>``'s main, run in this process on the package's own data: its exit status
+    and what it wrote to stdout and stderr. (The real command in a fresh process, and this same path for
+    broken data folders: tests/test_hostile_registry.py.)"""
+    import contextlib
+    import io
+
+    from mlsysim.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(list(args))
+        except SystemExit as exc:  # argparse refuses an option this way
+            status = exc.code
+    return subprocess.CompletedProcess(["python", "-m", "mlsysim", *args], status, out.getvalue(), err.getvalue())
 
 
 def golden(name: str) -> dict:
@@ -81,7 +99,6 @@ def SOURCES_IGNORE(folder, names):
 def render_copy(dest: Path, *args: str) -> Path:
     """Copy the book's sources to ``dest`` and render them (``args``: extra render options); returns
     dest/_book. A copy, so a build of the working tree at the same time is not disturbed."""
-    import subprocess
     shutil.copytree(ROOT, dest, ignore=SOURCES_IGNORE, dirs_exist_ok=True)
     r = subprocess.run([sys.executable, "-m", "bookbuild", "render", "--profile", "all", "--root", str(dest), *args],
                        cwd=ROOT, capture_output=True, text=True, timeout=900)
@@ -112,3 +129,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if BOOK_FIXTURES & set(getattr(item, "fixturenames", ())) or item.module.__name__.rsplit(".", 1)[-1] in BOOK_MODULES:
             item.add_marker(pytest.mark.book)
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Under ``-m "not book"`` (the fast tier) a BOOK_MODULES file is not imported at all: every test in it
+    would be deselected, and importing it (its assertions rewritten, its build tools imported) costs
+    seconds. Any other marker expression collects it as usual."""
+    if " ".join((config.getoption("markexpr") or "").split()) == "not book" and \
+            collection_path.suffix == ".py" and collection_path.stem in BOOK_MODULES:
+        return True
+    return None

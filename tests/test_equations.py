@@ -8,8 +8,6 @@ import dataclasses
 import inspect
 import pickle
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ import mlsysim.physics as physics
 from bookbuild.book import typography as T
 from bookbuild.book.provenance import _function_info
 from bookbuild.book.translation import load_glossary
+from conftest import mlsysim_main
 from mlsysim.physics.equations import Equation, equation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,14 +138,12 @@ def test_provenance_reads_the_declaration_not_the_docstring():
 
 
 def test_calibrate_prints_each_floor_s_declared_equation():
-    r = subprocess.run([sys.executable, "-m", "mlsysim", "calibrate", "-a", "H100"], capture_output=True, text=True,
-                       cwd=ROOT)
+    r = mlsysim_main("calibrate", "-a", "H100")
     assert r.returncode == 0, r.stderr
     legend = r.stdout.split("\n\n", 1)[1]
     # eq-appdx-tp-decode-floor and eq-appdx-prefill-long at n π, as the appendix writes them
     assert "ITL floor: t_decode ≥ max((N b + m S̄) / (n β)" in legend and "(tp_decode_floor)" in legend
     assert "TTFT floor: T_prefill ≥ max((2N S_in + 2 L d S_in²) / (n π)" in legend
     assert "throughput ceiling: X ≤ B S_out / T(B)" in legend
-    r = subprocess.run([sys.executable, "-m", "mlsysim", "calibrate", "-a", "H100", "--lang", "zh"],
-                       capture_output=True, text=True, cwd=ROOT)
+    r = mlsysim_main("calibrate", "-a", "H100", "--lang", "zh")
     assert "词元间延迟下限：t_decode ≥ max(" in r.stdout and "输出吞吐量上限：X ≤ B S_out / T(B)" in r.stdout

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from mlsysim import Hardware, Models
-from mlsysim.explorer import (SHOWN_KEYS, book_lang, explorer_data, explorer_html, lookup, shown_values,
+from mlsysim.explorer import (SHOWN_KEYS, book_lang, explorer_html, lookup, shown_values,
                               static_table_markdown)
 from mlsysim.reference import reference_values
 
@@ -41,9 +41,9 @@ def test_every_combination_is_embedded(page):
             for m in Models.Language:
                 ctx = min(32_768, m.context_length)   # the book's context, or the model's shorter window
                 got = lookup(data, a.name, m.name, p)
-                assert got == dataclasses.asdict(reference_values(a, m, weight_precision=p, context=ctx)), (a.name, m.name, p)
-                entry = data["values"][a.name][p][m.name]
                 rv = reference_values(a, m, weight_precision=p, context=ctx)
+                assert got == dataclasses.asdict(rv), (a.name, m.name, p)
+                entry = data["values"][a.name][p][m.name]
                 assert entry["shown"] == [shown_values(rv, a)[k] for k in SHOWN_KEYS]
 
 
@@ -85,15 +85,15 @@ def test_script_has_no_formula(page):
     assert "Math." not in js[0] and not re.search(r"[^+]\*[^/]|[^/*]/[^/*]", js[0].replace("//", ""))
 
 
-def test_unavailable_precisions_are_never_zero():
-    data = explorer_data("en")
+def test_unavailable_precisions_are_never_zero(page):
+    data = embedded(page)   # explorer_data("en"), as the page embeds it
     for a in Hardware.Cloud:
         assert set(data["values"][a.name]) == set(a.precisions)
         assert set(data["unavailable"][a.name]) == set(data["precisions"]) - set(a.precisions)
 
 
-def test_chinese_labels_and_same_values():
-    zh, en = explorer_html("zh"), explorer_html("en")
+def test_chinese_labels_and_same_values(page):
+    zh, en = explorer_html("zh"), page   # page: explorer_html("en")
     assert 'lang="zh"' in zh and "屋脊点" in zh and "未公布" in zh
     assert embedded(zh)["values"].keys() == embedded(en)["values"].keys()
     assert lookup(embedded(zh), "H100", "Llama3_1_70B", "fp8") == lookup(embedded(en), "H100", "Llama3_1_70B", "fp8")

@@ -9,7 +9,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 
 from bs4 import BeautifulSoup
 
@@ -48,14 +47,15 @@ def test_the_calibration_table_prints_registry_text_as_written(tmp_path):
     assert 'display_name = "Llama-3.3-70B"' in text
     models.write_text(text.replace('display_name = "Llama-3.3-70B"',
                                    'display_name = "Llama <img src=x onerror=alert(1)> *3.3* | 70B"'), encoding="utf-8")
-    code = ("from mlsysim.measurements import MEASUREMENTS, table_markdown\n"
-            "from bookbuild.render.pandoc import Pandoc\n"
-            "print(Pandoc().run(['-f', 'markdown', '-t', 'html5'], table_markdown(MEASUREMENTS, 'en'), 't.md'))\n")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MLSYSIM_DATA_DIR": str(data), "PYTHONPATH": str(ROOT),
-           "TMPDIR": str(tmp_path)}
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    soup = BeautifulSoup(r.stdout, "html.parser")
+    # the measurements of the edited copy, loaded against its own registry (what MLSYSIM_DATA_DIR=data gives
+    # mlsysim.measurements.MEASUREMENTS), through the table the appendix prints and Pandoc
+    from bookbuild.render.pandoc import Pandoc
+    from mlsysim.measurements import load_measurements, table_markdown
+    from mlsysim.registry import load_registry
+    measurements = load_measurements(data, load_registry(data))
+    assert {m.model.display_name for m in measurements.values()} >= {"Llama <img src=x onerror=alert(1)> *3.3* | 70B"}
+    html = Pandoc().run(['-f', 'markdown', '-t', 'html5'], table_markdown(measurements, 'en'), 't.md')
+    soup = BeautifulSoup(html, "html.parser")
     assert not soup.find_all("img") and not soup.find_all("strong") and not soup.find_all("em")
     cells = [" ".join(td.get_text().split()) for td in soup.find_all("td")]
     assert "Llama <img src=x onerror=alert(1)> *3.3* | 70B" in cells

@@ -9,6 +9,7 @@ closest valid field name, the entry and field, what to add.
 """
 from __future__ import annotations
 
+import collections
 import copy
 import hashlib
 import os
@@ -81,7 +82,55 @@ def data_copy(tmp_path: Path, file: str | None = None, old: str = "", new: str =
 
 
 def mlsysim_cli(tmp_path: Path, data: Path, *args: str):
+    """``python -m mlsysim <args>`` with ``MLSYSIM_DATA_DIR=data``, in a fresh process."""
     return run(tmp_path, "-m", "mlsysim", *args, env=isolated_env(tmp_path, MLSYSIM_DATA_DIR=str(data)))
+
+
+Ran = collections.namedtuple("Ran", "returncode stdout stderr")
+#: mlsysim's modules that never read the data folder: pint's unit registry, built once per process
+_KEPT = ("mlsysim.units", "mlsysim.cachedirs")
+
+
+def _fresh_modules() -> dict:
+    return {k: m for k, m in sys.modules.items() if (k == "mlsysim" or k.startswith("mlsysim.")) and k not in _KEPT}
+
+
+def mlsysim_in_process(monkeypatch, capsys, data: Path | None, *args: str) -> Ran:
+    """What ``python -m mlsysim <args>`` (with ``MLSYSIM_DATA_DIR=data``) does, run in this process: the
+    package imported afresh, as at a real start (the registry, reference.toml and measurements.toml are
+    loaded and checked from ``data``; sys.argv[0] is "-m" during that import, as under ``python -m``),
+    then the CLI's main. The modules imported here are dropped afterwards and the session's own put back,
+    so every call loads its data anew. Warnings a real process would print (Python's default filters) count
+    as lines of stderr; any other exception propagates (a traceback fails the test).
+    test_the_in_process_run_prints_what_a_fresh_process_prints checks it against the real command."""
+    import importlib
+    import warnings
+    saved = _fresh_modules()
+    if data is not None:
+        monkeypatch.setenv("MLSYSIM_DATA_DIR", str(data))
+    else:
+        monkeypatch.delenv("MLSYSIM_DATA_DIR", raising=False)
+    monkeypatch.setattr(sys, "argv", ["-m", *args])
+    capsys.readouterr()
+    for k in saved:
+        del sys.modules[k]
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.resetwarnings()
+            warnings.simplefilter("default")
+            for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+                warnings.filterwarnings("ignore", category=quiet)
+            try:
+                status = importlib.import_module("mlsysim.cli").main(list(args))
+            except SystemExit as exc:
+                status = exc.code
+    finally:
+        for k in _fresh_modules():
+            del sys.modules[k]
+        sys.modules.update(saved)
+    out, err = capsys.readouterr()
+    err += "".join(f"{w.filename}:{w.lineno}: {w.category.__name__}: {w.message}\n" for w in caught)
+    return Ran(status, out, err)
 
 
 H100_BLOCK = DATA.joinpath("accelerators.toml").read_text(encoding="utf-8").split("[H100]\n", 1)[1].split("\n[", 1)[0]
@@ -149,14 +198,37 @@ BROKEN = [
 
 
 @pytest.mark.parametrize("file, old, new, where, words", BROKEN, ids=[f"{b[0]}:{b[3]}" for b in BROKEN])
-def test_a_malformed_registry_file_is_one_line_naming_file_entry_and_field(tmp_path, untouched, file, old, new,
-                                                                           where, words):
+def test_a_malformed_registry_file_is_one_line_naming_file_entry_and_field(tmp_path, untouched, monkeypatch, capsys,
+                                                                           file, old, new, where, words):
     data = data_copy(tmp_path, file, old, new)
-    r = mlsysim_cli(tmp_path, data, "list")
+    r = mlsysim_in_process(monkeypatch, capsys, data, "list")
     assert r.returncode == 2 and r.stdout == ""
     line = one_line(r)
     assert line.startswith(f"mlsysim: error: {data / file}: {where}:"), line
     assert words in line, line
+
+
+#: one case of each way the command fails: a registry file refused while the package is imported, a
+#: measurement refused inside the command, an option argparse refuses
+REAL_PROCESS = [
+    ("accelerators.toml", 'vendor = "NVIDIA"', 'vendr = "NVIDIA"', ("list",)),
+    ("measurements.toml", "count = 2", "count = true", ("calibrate",)),
+    (None, "", "", ("reference", "--kv-bytes=nan")),
+]
+
+
+@pytest.mark.parametrize("file, old, new, args", REAL_PROCESS, ids=["import", "command", "option"])
+def test_the_in_process_run_prints_what_a_fresh_process_prints(tmp_path, untouched, monkeypatch, capsys, file, old,
+                                                               new, args):
+    """The hostile cases run in this process (mlsysim_in_process); the real command, in a fresh interpreter
+    whose HOME, caches and temp folder are the test's, must give the same status, stdout and one stderr line
+    (no traceback), and write nothing outside the temporary folder."""
+    data = data_copy(tmp_path, file, old, new)
+    real = mlsysim_cli(tmp_path, data, *args)
+    assert real.returncode == 2 and real.stdout == ""
+    line = one_line(real)
+    assert line.startswith(f"mlsysim: error: {data / file if file else 'argument --kv-bytes'}"), line
+    assert mlsysim_in_process(monkeypatch, capsys, data, *args) == (real.returncode, real.stdout, real.stderr)
 
 
 @pytest.mark.parametrize("old, new, field, words", [
@@ -166,9 +238,9 @@ def test_a_malformed_registry_file_is_one_line_naming_file_entry_and_field(tmp_p
     ('load = "concurrency"', "load = 1", "load", "expected text in quotes, got 1"),
     ("count = 2", "count = true", "count", "expected a positive integer, got true"),
 ])
-def test_a_malformed_measurement_is_one_line(tmp_path, untouched, old, new, field, words):
+def test_a_malformed_measurement_is_one_line(tmp_path, untouched, monkeypatch, capsys, old, new, field, words):
     data = data_copy(tmp_path, "measurements.toml", old, new)
-    r = mlsysim_cli(tmp_path, data, "calibrate")
+    r = mlsysim_in_process(monkeypatch, capsys, data, "calibrate")
     assert r.returncode == 2 and r.stdout == ""
     line = one_line(r)
     assert line.startswith(f"mlsysim: error: {data / 'measurements.toml'}: [{NIM_C1}] {field}:"), line
@@ -183,10 +255,10 @@ def _add_h100_copy(data: Path, name: str) -> None:
         fh.write(f"\n[{name}]\n{H100_BLOCK}\n")
 
 
-def test_an_accelerator_no_node_carries_is_refused_naming_systems_toml(tmp_path, untouched):
+def test_an_accelerator_no_node_carries_is_refused_naming_systems_toml(tmp_path, untouched, monkeypatch, capsys):
     data = data_copy(tmp_path)
     _add_h100_copy(data, "H100_Copy")
-    r = mlsysim_cli(tmp_path, data, "reference", "-a", "H100_Copy")
+    r = mlsysim_in_process(monkeypatch, capsys, data, "reference", "-a", "H100_Copy")
     assert r.returncode == 2 and r.stdout == ""
     line = one_line(r)
     assert "NoneType" not in line
@@ -194,13 +266,13 @@ def test_an_accelerator_no_node_carries_is_refused_naming_systems_toml(tmp_path,
     assert 'add a [nodes.<Name>] table' in line and 'accelerator = "H100_Copy"' in line and "accelerators_per_node" in line
 
 
-def test_with_its_node_the_new_accelerator_gets_per_node_values(tmp_path, untouched):
+def test_with_its_node_the_new_accelerator_gets_per_node_values(tmp_path, untouched, monkeypatch, capsys):
     data = data_copy(tmp_path)
     _add_h100_copy(data, "H100_Copy")
     with open(data / "systems.toml", "a", encoding="utf-8") as fh:
         fh.write('\n[nodes.H100_Copy_Node]\ndisplay_name = "Eight H100 copies"\naccelerator = "H100_Copy"\n'
                  'accelerators_per_node = { value = 8, source = "nvidia-dgx-h100-guide" }\n')
-    r = mlsysim_cli(tmp_path, data, "reference", "-a", "H100_Copy", "--json")
+    r = mlsysim_in_process(monkeypatch, capsys, data, "reference", "-a", "H100_Copy", "--json")
     assert r.returncode == 0, r.stderr
     import json
     v = json.loads(r.stdout)
@@ -288,11 +360,20 @@ def test_every_wrong_shape_of_every_field_is_a_registry_error_naming_it(tmp_path
     real_read = registry._Loader.read
     docs = {f: tomllib.loads((DATA / f).read_text(encoding="utf-8")) for f in SWEPT}
     current = {}
-    monkeypatch.setattr(registry._Loader, "read",
-                        lambda self, name: copy.deepcopy(current[name]) if name in current else real_read(self, name))
+    untouched_files = {}  # each untouched file of the copy is read (and checked to parse) once, then copied
+
+    def read(self, name):
+        if name in current:
+            return copy.deepcopy(current[name])
+        if name not in untouched_files:
+            untouched_files[name] = real_read(self, name)
+        return copy.deepcopy(untouched_files[name])
+    monkeypatch.setattr(registry._Loader, "read", read)
+    # the measurements' sweep changes no registry file: the registry they are checked against is loaded once
+    fixed_registry = registry.load_registry(data) if file == "measurements.toml" else None
 
     def load():
-        reg = registry.load_registry(data)
+        reg = fixed_registry or registry.load_registry(data)
         if file in ("measurements.toml", "sources.toml"):
             load_measurements(data, reg)
 
@@ -387,9 +468,10 @@ def test_a_file_of_plain_fields_is_checked_the_same_way(tmp_path):
     ('t_model = "30 s"', "", "lecture.t_model", "missing field (the task's model time (all steps))"),
     ("[lecture]", "[lectur]", "lectur", "unknown table; did you mean 'lecture'?"),
 ])
-def test_the_scenario_inputs_of_reference_toml_are_checked_in_one_line(tmp_path, untouched, old, new, where, words):
+def test_the_scenario_inputs_of_reference_toml_are_checked_in_one_line(tmp_path, untouched, monkeypatch, capsys,
+                                                                       old, new, where, words):
     data = data_copy(tmp_path, "reference.toml", old, new)
-    r = mlsysim_cli(tmp_path, data, "reference")
+    r = mlsysim_in_process(monkeypatch, capsys, data, "reference")
     assert r.returncode == 2 and r.stdout == ""
     line = one_line(r)
     assert line.startswith(f"mlsysim: error: {data / 'reference.toml'}: {where}"), line
@@ -414,8 +496,9 @@ KV_RANGE = "a number above 0 and at most 8 (fp64)"  # fp64 is the widest precisi
     *[("--kv-bytes", v, KV_RANGE) for v in ("nan", "inf", "-inf", "-1", "0", "8.5", "1e400", "", "two")],
     ("--weight-precision", "fp9", "unknown precision 'fp9'; use one of fp64"),
 ])
-def test_a_cli_option_out_of_range_is_one_line_naming_it_and_its_range(tmp_path, untouched, option, value, words):
-    r = run(tmp_path, "-m", "mlsysim", "reference", f"{option}={value}")
+def test_a_cli_option_out_of_range_is_one_line_naming_it_and_its_range(tmp_path, untouched, monkeypatch, capsys,
+                                                                       option, value, words):
+    r = mlsysim_in_process(monkeypatch, capsys, None, "reference", f"{option}={value}")
     assert r.returncode == 2 and r.stdout == ""
     line = one_line(r)
     assert "internal error" not in line

@@ -1,11 +1,10 @@
 """fmt / check / CLI behaviour."""
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
+from conftest import mlsysim_main
 from mlsysim import *
 from mlsysim.fmt import Fmt
 
@@ -47,8 +46,7 @@ def test_check():
         check(False, "the claim")
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "mlsysim", *args], capture_output=True, text=True)
+_cli = mlsysim_main
 
 
 def test_cli_reference_json_for_the_reference_pair():

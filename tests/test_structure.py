@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -31,12 +32,18 @@ def modules() -> dict[str, Path]:
 MODULES = modules()
 
 
+@lru_cache(maxsize=None)
+def tree_of(path: Path) -> ast.Module:
+    """The syntax tree of one source file, parsed once for every rule that reads it (none changes it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def imports_of(name: str, path: Path) -> set[str]:
     """The project modules ``name`` imports (relative imports resolved; ``from x import y`` names the
     submodule x.y when it is one)."""
     pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     out = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree_of(path)):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -96,7 +103,7 @@ def test_the_engine_knows_nothing_of_mlsysim():
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_small_functions_and_documented_classes(name):
-    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    tree = tree_of(MODULES[name])
     long = []
     for node in ast.walk(tree):
         n = node.end_lineno - node.lineno + 1 if hasattr(node, "end_lineno") else 0
@@ -127,7 +134,7 @@ def test_the_reference_choice_is_stated_once():
     assert len(names) == 2
     typed = []
     for name, p in MODULES.items():
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(p)):
             if isinstance(node, ast.Constant) and node.value in names:
                 typed.append(f"{p.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
     assert not typed
