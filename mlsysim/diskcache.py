@@ -71,10 +71,11 @@ def store(path: Path, data: bytes) -> None:
 
 
 def json_memo(kind: str, parts: tuple, compute: Callable[[], Any]) -> Any:
-    """``compute()``, or its JSON-stored result for the same ``parts`` and the same package."""
+    """``compute()``, or its JSON-stored result for the same ``parts`` and the same package; either way as
+    a JSON read gives it (keys sorted), so a build with the cache off writes the same bytes as one with it."""
     d = folder(kind)
     if d is None:
-        return compute()
+        return json.loads(json.dumps(compute(), sort_keys=True))
     path = d / f"{key(kind, *parts)}.json"
     try:
         return json.loads(path.read_text(encoding="utf-8"))

@@ -38,7 +38,9 @@ def _remember_parsed_units(reg: pint.UnitRegistry) -> None:
     a computed chapter spends in pint. The result is pint's immutable UnitsContainer; it is kept in pint's
     own cache object (a rebuilt cache starts empty), never while a context is active, and a text that fails
     to parse is not kept (it raises each time, as before)."""
-    parse = reg._parse_units_as_container  # noqa: SLF001
+    parse = getattr(reg, "_parse_units_as_container", None)
+    if parse is None or not hasattr(reg, "_active_ctx") or not hasattr(reg, "_cache"):
+        return   # another pint: its own parsing, unchanged
 
     def parse_once(input_string, as_delta=True, case_sensitive=True):
         if reg._active_ctx.contexts:  # noqa: SLF001 - a context may change what a name means

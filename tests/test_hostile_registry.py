@@ -719,3 +719,8 @@ def test_a_cold_and_a_warm_cache_give_the_same_value_in_the_same_order(tmp_path,
     cold = diskcache.json_memo("order", ("x",), lambda: {"b": 1, "a": [2, {"d": 3, "c": 4}]})
     warm = diskcache.json_memo("order", ("x",), lambda: {"never": "computed"})
     assert json.dumps(cold) == json.dumps(warm) == '{"a": [2, {"c": 4, "d": 3}], "b": 1}'
+    # and with no cache at all (``--no-cache``, BOOKBUILD_CACHE=off): the same order, so the same bytes
+    monkeypatch.delenv(diskcache.ENV)
+    monkeypatch.setattr(diskcache, "_FOLDER", None)
+    off = diskcache.json_memo("order", ("x",), lambda: {"b": 1, "a": [2, {"d": 3, "c": 4}]})
+    assert json.dumps(off) == json.dumps(cold)
