@@ -17,119 +17,12 @@ shows one for a bug of ours).
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-from dataclasses import replace
-from pathlib import Path
 
 from . import procs
-from .book.hooks import DATA_ENV
-from .errors import BuildError, BuildFailed
-from .project import profiles as list_profiles
-from .settings import (DEFAULT_CELL_TIMEOUT, DEFAULT_FORMATS, Parser, Settings, check_profile, debug_requested, folder_path,
-                       formats_list, jobs_count, positive_seconds, process_id, project_root, root_option)
-
-
-def build_args(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--profile", default=None, help="en | zh | all (default: the project's default)")
-    ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
-    ap.add_argument("--no-cache", action="store_true",
-                    help="execute and render everything again (the output is byte-identical)")
-    ap.add_argument("--cell-timeout", type=positive_seconds, default=DEFAULT_CELL_TIMEOUT, metavar="SECONDS",
-                    help=f"stop a cell that runs longer (default {DEFAULT_CELL_TIMEOUT:g})")
-    ap.add_argument("--jobs", type=jobs_count, default=0, help="processes at once (default: one per core)")
-    ap.add_argument("--formats", type=formats_list, default=DEFAULT_FORMATS,
-                    help="render: html, pdf, epub, comma-separated (default html,pdf,epub)")
-    ap.add_argument("--output-dir", type=folder_path, default=None, metavar="DIR",
-                    help="render: put each book in DIR/<lang> instead of the profile's output-dir")
-    ap.add_argument("--stale-translations", choices=("error", "warn"), default=None,
-                    help="a translation behind its English source: fail (default) or warn (the preview)")
-    ap.add_argument("--with-parent", type=process_id, default=None, help=argparse.SUPPRESS)  # preview, diff
-
-
-def parsed(ap: argparse.ArgumentParser, argv: list[str]):
-    """The options, checked against the project (``--profile``); a build driven by another process of
-    ours (``--with-parent PID``) stops when that process ends, however it ends."""
-    args = ap.parse_args(argv)
-    check_profile(ap, root_option(ap, args.root), args.profile)
-    if args.with_parent:
-        procs.die_with_parent(args.with_parent)
-    return args
-
-
-def settings_of(args) -> Settings:
-    root = project_root(args.root)
-    return Settings.make(root, data_env=DATA_ENV, cache=False if args.no_cache else None, cell_timeout=args.cell_timeout,
-                         jobs=args.jobs, formats=args.formats,
-                         output_dir=args.output_dir.resolve() if getattr(args, "output_dir", None) else None,
-                         cache_dir=getattr(args, "cache_dir", None),
-                         stale_translations=getattr(args, "stale_translations", None))
-
-
-def profile_names(root: Path, arg: str | None) -> list[str]:
-    if arg == "all":
-        return list_profiles(root) or ["default"]
-    return [arg or "default"]
-
-
-def shown(path: Path, settings: Settings) -> str:
-    """``path`` as a message names it: inside ``_build`` (which may be a link to another disk) as
-    ``_build/...``, inside the project relative to it, else as given."""
-    path = Path(path)
-    for base, name in ((settings.build_dir, "_build"), (settings.root, "")):
-        try:
-            return (Path(name) / path.relative_to(base)).as_posix()
-        except ValueError:
-            pass
-    return str(path)
-
-
-def summary(build, profile: str) -> str:
-    book = next(b for b in build.books if b.profile == profile)
-    exs = build.executed[profile]
-    n_cells = sum(len(ec.cells) for ec in exs)
-    n_inline = sum(len(ec.inline) for ec in exs)
-    n_fig = sum(1 for t in build.index[profile].targets.values() if t.kind == "fig")   # numbered figures
-    rel = shown(build.executed_dir(profile), build.settings)
-    return (f"{profile} ({book.lang}): {len(exs)} chapters, {n_cells} cells, {n_inline} inline values, "
-            f"{len(build.index[profile].targets)} labels, {n_fig} figures: OK -> {rel}")
-
-
-def run_build(args, command: str) -> int:
-    from . import passes
-    s = settings_of(args)
-    b = passes.run(s, profile_names(s.root, args.profile), passes.COMMANDS[command])
-    for note in b.report.notes:
-        print(f"bookbuild: note: {note}", file=sys.stderr)
-    if debug_requested():
-        print("bookbuild: passes: " + ", ".join(f"{k} {v:.2f} s" for k, v in b.report.timings.items()), file=sys.stderr)
-    for book in b.books:   # the profiles asked for, "default" resolved to its name
-        print(summary(b, book.profile))
-    if b.report.executed or b.report.cached:
-        print(f"executed {len(b.report.executed)} chapter(s), {len(b.report.cached)} from the cache")
-    if command == "render":
-        from .passes.render import destination
-        for book in b.books:
-            state = "rendered" if book.profile in b.report.rendered else "up to date"
-            where = book.output_dir.as_posix() if s.output_dir is None else shown(destination(b, book), s)
-            print(f"{book.profile}: {state} -> {where}")
-    return 0
-
-
-def facts_main(argv: list[str]) -> int:
-    """``facts``: every inline value and recorded guard as JSON (what ``diff`` compares)."""
-    from . import passes
-    from .book.diff import facts_of
-    ap = Parser(prog="python -m bookbuild facts")
-    build_args(ap)
-    ap.add_argument("--cache-dir", type=folder_path, default=None)
-    args = parsed(ap, argv)
-    s = replace(settings_of(args), quiet=True)
-    b = passes.run(s, profile_names(s.root, args.profile), passes.COMMANDS["facts"], facts=True)
-    print(json.dumps(facts_of(b), ensure_ascii=False))
-    return 0
+from .commands import build_args, facts_main, guarded, parsed, run_build
+from .settings import Parser
 
 
 def _dispatch(argv: list[str]) -> int:
@@ -161,38 +54,7 @@ def _dispatch(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    procs.on_termination()
-    try:
-        return _dispatch(argv)
-    except BuildFailed as e:
-        for err in e.errors:
-            print(err.format(), file=sys.stderr)
-        if len(e.errors) > 1:
-            print(f"bookbuild: {len(e.errors)} problems", file=sys.stderr)
-        return 1
-    except BuildError as e:
-        print(e.format(), file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("bookbuild: interrupted", file=sys.stderr)
-        return 130
-    except OSError as e:
-        name = f"{e.filename}: " if getattr(e, "filename", None) else ""
-        print(f"bookbuild: {name}{e.strerror or e}", file=sys.stderr)
-        return 1
-    except Exception as e:  # noqa: BLE001 - a bug of ours: still one line, unless asked for more
-        if debug_requested():
-            raise
-        tb = e.__traceback__
-        while tb is not None and tb.tb_next is not None:
-            tb = tb.tb_next
-        where = f" ({tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})" if tb else ""
-        print(f"bookbuild: internal error: {type(e).__name__}: {e}{where} "
-              "(BOOKBUILD_DEBUG=1 shows the traceback)", file=sys.stderr)
-        return 70
-    finally:
-        procs.stop_all()
+    return guarded(_dispatch, list(sys.argv[1:] if argv is None else argv))
 
 
 def as_command(argv: list[str]) -> None:

@@ -1,5 +1,5 @@
 """A warm worker: a process that has imported the build's whole stack once (bookbuild, its renderers,
-and what every chapter imports: numpy, pint, matplotlib, the project's own ``mlsysim``) and forks a fresh
+and what every chapter imports: the libraries the book's layer preloads) and forks a fresh
 child for each build it is asked for. ``preview`` drives one, so an edit costs the build, not the
 imports (about a second on two cores).
 
@@ -11,11 +11,11 @@ Nothing stale, nothing shared:
 - the worker notes :func:`~bookbuild.cache.environment_digest` (the code trees, the data folders, the
   installed distributions: what the cache keys cover) before it imports anything, and checks it again
   before every build: when it changed, the worker answers ``stale`` and exits, and :class:`Warm` starts
-  a new one (so an edit to ``mlsysim`` or ``bookbuild`` is always imported anew);
+  a new one (so an edit to the engine or to a library the chapters import is always imported anew);
 - the worker dies with the process that started it, and each build with the worker.
 
-The protocol, one JSON document per line: the driver writes ``["render", "--profile", ...]`` (a build's
-argument list, as for ``python -m bookbuild``); the worker answers ``{"pid": N}`` when the build starts,
+The protocol, one JSON document per line: the driver writes ``["render", "--profile", ...]`` (the
+argument list of a ``check`` or ``render``, as for ``python -m bookbuild``); the worker answers ``{"pid": N}`` when the build starts,
 then ``{"status": S, "stdout": ..., "stderr": ...}`` when it ends (or ``{"stale": true}`` instead).
 """
 from __future__ import annotations
@@ -28,12 +28,11 @@ import tempfile
 from pathlib import Path
 
 from . import procs
+from .commands import DATA_ENV, Settings, build_main, guarded
 
 
 def _settings(root: Path):
-    from .book.hooks import DATA_ENV   # the command line's settings: the same data folders
-    from .settings import Settings
-    return Settings.make(root, data_env=DATA_ENV)
+    return Settings.make(root, data_env=DATA_ENV)   # the command line's settings: the same data folders
 
 
 def _build(argv: list[str], folder: Path) -> int:
@@ -53,8 +52,7 @@ def _build(argv: list[str], folder: Path) -> int:
                 f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 os.dup2(f, fd)
                 os.close(f)
-            from .__main__ import main
-            code = main(argv + ["--with-parent", str(os.getppid())])
+            code = guarded(build_main, argv + ["--with-parent", str(os.getppid())])
             procs.stop_all(everything=True)
         except SystemExit as e:   # the parser's own exit (a bad option)
             code = e.code if isinstance(e.code, int) else 2

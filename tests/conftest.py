@@ -122,7 +122,8 @@ BOOK_MODULES = frozenset({
     "test_appendix_golden", "test_lecture_golden", "test_numbering", "test_compare_render", "test_render_book",
     "test_render_errors", "test_render_fixture", "test_bookbuild_execute", "test_bookbuild_check", "test_pages",
     "test_reader_page", "test_browser_explorer", "test_notebook_explorer", "test_quarto_post_render_live",
-    "test_citations_pinned", "test_value_names", "test_passes", "test_measurements", "test_units_cold_start"})
+    "test_citations_pinned", "test_value_names", "test_passes", "test_measurements", "test_units_cold_start",
+    "test_worker"})
 
 
 def pytest_collection_modifyitems(config, items):

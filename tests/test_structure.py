@@ -86,7 +86,7 @@ def test_no_import_cycle():
 
 
 def test_the_engine_never_imports_the_books_layer():
-    composers = ("bookbuild.passes", "bookbuild.__main__", "bookbuild.preview", "bookbuild.worker", "bookbuild.book",
+    composers = ("bookbuild.passes", "bookbuild.__main__", "bookbuild.preview", "bookbuild.worker", "bookbuild.commands", "bookbuild.book",
                  "bookbuild.quarto", "bookbuild.pagecheck")
     engine = [m for m in GRAPH if m.startswith("bookbuild") and not m.startswith(composers) and m != "bookbuild"]
     assert "bookbuild.execute.runner" in engine and "bookbuild.render.html" in engine

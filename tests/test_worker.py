@@ -1,0 +1,88 @@
+"""The preview's warm worker (bookbuild.worker): a build it forks writes exactly what a fresh
+``python -m bookbuild render`` writes; an edit to a library the chapters import (its code or its data)
+makes it start again, so the page shows the edit; nothing one build's cells did reaches the next.
+
+The projects are the tiny fixture book with a private copy of ``mlsysim`` (see test_author_loop); the
+expected numbers are the H100's published 3.35 TB/s and the edits typed here.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from test_author_loop import CHAPTER, build, edit_bandwidth, page, project, tree
+
+from bookbuild import procs
+from bookbuild.worker import Warm
+
+RENDER = ["render", "--profile", "en", "--formats", "html"]
+
+
+def warm_build(w: Warm, root) -> tuple[int, str]:
+    pids = []
+    r = w.run(RENDER + ["--root", str(root)], started=pids.append)
+    assert r.returncode == 0, r.stderr
+    assert len(pids) == 1 and procs.ended(pids[0])   # one child per build, gone when it is done
+    return w.proc.pid, r.stdout
+
+
+def test_a_warm_build_writes_what_a_cold_build_writes(tmp_path):
+    root = project(tmp_path)
+    w = Warm(root)
+    try:
+        _, out = warm_build(w, root)
+        assert "en: rendered" in out
+        warm = tree(root / "_book" / "en")
+    finally:
+        w.stop()
+    build(root, *RENDER[1:], "--no-cache", "--output-dir", str(tmp_path / "cold"))
+    cold = tree(tmp_path / "cold" / "en")
+    assert warm.keys() == cold.keys()
+    assert {k for k in warm if warm[k] != cold[k]} <= {".bookbuild-stamp"}   # the stamp names the cache key
+
+
+def test_an_edit_to_the_library_starts_a_new_worker_and_reaches_the_page(tmp_path):
+    root = project(tmp_path)
+    w = Warm(root)
+    try:
+        first, _ = warm_build(w, root)
+        assert "at 3.35 TB/s" in page(root)
+        again, out = warm_build(w, root)             # nothing changed: the same worker, nothing rebuilt
+        assert again == first and "en: up to date" in out
+        edit_bandwidth(root, "3.90 TB/s")           # data the library reads when it is imported
+        second, _ = warm_build(w, root)
+        assert second != first and procs.ended(first)
+        assert "at 3.90 TB/s" in page(root) and "3.35 TB/s" not in page(root)
+        lib = root / "mlsysim" / "units.py"          # code the worker imported: a new name the chapter quotes
+        lib.write_text(lib.read_text(encoding="utf-8") + '\nWORKER_PROBE = "probe-1"\n', encoding="utf-8")
+        ch = root / CHAPTER
+        ch.write_text(ch.read_text(encoding="utf-8") + (
+            "\n```{python}\nfrom mlsysim.units import WORKER_PROBE\nclass Probe:\n    v_str = WORKER_PROBE\n```\n\n"
+            "The probe says `{python} Probe.v_str`.\n"), encoding="utf-8")
+        third, _ = warm_build(w, root)
+        assert third != second and "The probe says probe-1." in page(root)
+    finally:
+        w.stop()
+    assert procs.ended(third)
+
+
+def test_what_one_build_s_cells_do_never_reaches_the_next(tmp_path):
+    root = project(tmp_path)
+    ch = root / CHAPTER
+    ch.write_text(ch.read_text(encoding="utf-8") + (
+        "\n```{python}\nimport mlsysim\nmlsysim.LEAK = getattr(mlsysim, 'LEAK', 0) + 1\n"
+        "class Leak:\n    n_str = str(mlsysim.LEAK)\n    pid_str = str(__import__('os').getpid())\n```\n\n"
+        "Imports seen: `{python} Leak.n_str`, in `{python} Leak.pid_str`.\n"), encoding="utf-8")
+    w = Warm(root)
+    try:
+        pids = set()
+        for word in ("first", "second"):   # a prose edit each time, so the chapter runs again
+            ch.write_text(ch.read_text(encoding="utf-8").replace("Imports seen", f"Imports seen ({word})"),
+                          encoding="utf-8")
+            warm_build(w, root)
+            m = re.search(r"Imports seen \(" + word + r"\)[^:]*: 1, in (\d+)\.", page(root))
+            assert m, page(root)
+            pids.add(int(m.group(1)))
+        assert len(pids) == 2 and os.getpid() not in pids and w.proc.pid not in pids
+    finally:
+        w.stop()
