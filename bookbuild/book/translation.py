@@ -296,6 +296,8 @@ def term_hits(text: str, terms: list[Term]) -> list[tuple[int, str]]:
     own form is never a variant, even when a variant is a substring of it."""
     hits = []
     for t in terms:
+        if not any(v in text for v in t.variants):   # most terms: none of its variants is there at all
+            continue
         hidden = text.replace(t.zh, "\0" * len(t.zh))
         for v in t.variants:
             hits += [(m.start(), f"glossary: '{v}' is a variant of '{t.en}'; write '{t.zh}'")

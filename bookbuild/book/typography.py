@@ -122,6 +122,8 @@ def title_hits(text: str, titles: dict) -> list[str]:
     """Another chapter's Chinese title outside 《…》."""
     hits = []
     for zh in titles.values():
+        if zh not in text:
+            continue
         for m in re.finditer(re.escape(zh), text):
             if not (text[:m.start()].endswith("《") and text[m.end():].startswith("》")):
                 hits.append(f"typography (title): '{zh}' is another chapter's title: write 《{zh}》")

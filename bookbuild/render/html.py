@@ -102,8 +102,7 @@ def toc_html(soup: BeautifulSoup, lang: str) -> str:
 
 
 def search_records(soup: BeautifulSoup, ch: Chapter) -> list[dict]:
-    """Split a page into sections at h1/h2/h3 and keep their text."""
-    soup = BeautifulSoup(str(soup), "html.parser")
+    """Split a page into sections at h1/h2/h3 and keep their text (``soup`` is changed: math becomes its text)."""
     for m in soup.find_all("math"):
         for ann in m.find_all("annotation"):
             ann.decompose()
@@ -331,7 +330,8 @@ def page_outline(site: Site, body: str, ch: Chapter) -> tuple[list[dict], str]:
     if hit is not None:
         return hit["records"], hit["toc"]
     soup = BeautifulSoup(body, "html.parser")
-    recs, toc = search_records(soup, ch), toc_html(soup, site.lang)
+    toc = toc_html(soup, site.lang)       # first: the records change the soup (one parse for both)
+    recs = search_records(soup, ch)
     if key:
         store.put_json("outline", key, {"records": recs, "toc": toc})
     return recs, toc
