@@ -55,3 +55,28 @@ def test_a_page_without_the_marks_is_refused_before_anything_is_written(tmp_path
     with pytest.raises(BuildError, match="has no marked values"):
         apply(out, additions, ["appendix/ref.qmd"], [])
     assert not (out / "live").exists() and not (out / "appendix" / "ref.live.json").exists()
+
+
+def test_the_interface_strings_reach_quartos_pages_in_the_books_language(tmp_path):
+    """The reader's and live mode's strings travel in the page's data script, the bridge's on its tag."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    from bookbuild.book import reader
+    md = 'A value [1]{.mlsysim-v data-attr="X.a_str"}.\n'
+    prov = {"X.a_str": {"attr": "X.a_str", "expr": "1", "steps": [], "inputs": []}}
+    live = {"runtime": {"unavailable": "vendor", "version": "none", "assets": {}},
+            "pages": {"appendix/ref.qmd": {"cells": [], "chapter": "appendix"}}}
+    additions = reader.additions("zh", [("appendix/ref.qmd", md, prov, None)], live)
+    out = tmp_path / "_book"
+    (out / "appendix").mkdir(parents=True)
+    (out / "appendix" / "ref.html").write_text(PAGE, encoding="utf-8")
+    apply(out, additions, ["appendix/ref.qmd"], [], lang="zh")
+    data = json.loads(re.sub(r"^window\.MLSYSIM_PAGE = |;\s*$", "",
+                             (out / "appendix" / "ref.data.js").read_text(encoding="utf-8")))
+    zh = tomllib.loads((Path(reader.__file__).parent / "ui" / "zh.toml").read_text(encoding="utf-8"))
+    assert data["ui"] == {"reader": zh["reader"], "live": zh["live"]} and data["lang"] == "zh"
+    page = (out / "appendix" / "ref.html").read_text(encoding="utf-8")
+    assert '<script src="../assets/quarto-bridge.js" data-equation="公式"></script>' in page
+    assert (out / "assets" / "reader.js").read_text(encoding="utf-8") == (reader.ASSETS / "reader.js").read_text(encoding="utf-8")

@@ -141,12 +141,34 @@ def test_the_reference_choice_is_stated_once():
 
 
 def test_interface_strings_live_in_one_file_per_language():
-    """No Chinese text in the renderer's code: its strings are render/ui/<lang>.toml."""
+    """No Chinese text in the renderer's code (its modules and its page script): its strings are
+    render/ui/<lang>.toml."""
     han = re.compile(r"[\u4e00-\u9fff]")
     render = [p for m, p in MODULES.items() if m.startswith("bookbuild.render")]
+    render += sorted((ROOT / "bookbuild" / "render" / "assets").glob("*.js"))
     found = [p.relative_to(ROOT).as_posix() for p in render if han.search(p.read_text(encoding="utf-8"))]
     assert not found
     ui = ROOT / "bookbuild" / "render" / "ui"
     import tomllib
     en, zh = (tomllib.loads((ui / f"{lang}.toml").read_text(encoding="utf-8")) for lang in ("en", "zh"))
     assert en.keys() == zh.keys() and en["callout"].keys() == zh["callout"].keys()
+
+
+#: the browser scripts of the book's layer and of the Quarto bridge: what they say is in a strings file
+#: (bookbuild/book/ui/<lang>.toml, render/ui/<lang>.toml), shipped to the page with its data
+PAGE_SCRIPTS = ("bookbuild/book/assets", "bookbuild/quarto/assets", "bookbuild/render/assets")
+#: Chinese characters, CJK punctuation and full-width forms (（）：，。 …)
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+#: a table of strings per language ({en: {...}, zh: {...}}, zh: "..."), or a string chosen by language
+PER_LANGUAGE = re.compile(r"""\b(?:en|zh)\s*:\s*[{"'`]|\blang\s*[!=]==?\s*["']|\.lang\.indexOf\(\s*["']""")
+
+
+def test_the_page_scripts_say_nothing_in_a_language_of_their_own():
+    """No Chinese text and no per-language table in the pages' scripts (reader.js, live.js, figures.js,
+    the bridge, book.js): every string a reader sees comes from one file per language."""
+    scripts = sorted(p for d in PAGE_SCRIPTS for p in (ROOT / d).glob("*.js"))
+    assert {p.name for p in scripts} >= {"reader.js", "live.js", "figures.js", "quarto-bridge.js", "book.js"}
+    found = [f"{p.relative_to(ROOT)}:{n}: {line.strip()[:80]}" for p in scripts
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if CJK.search(line) or PER_LANGUAGE.search(line)]
+    assert not found, "\n".join(found)

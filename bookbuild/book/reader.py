@@ -2,7 +2,8 @@
 choice) and the scripts that use it, as additions to an HTML book that any renderer made.
 
 :func:`additions` turns one executed profile into a :class:`~bookbuild.render.additions.Additions`: per page, a
-data script beside it (``appendix/x.data.js``: ``window.MLSYSIM_PAGE = {...}``) and the script tags the
+data script beside it (``appendix/x.data.js``: ``window.MLSYSIM_PAGE = {...}``, with the interface strings
+its scripts say, :func:`page_strings`) and the script tags the
 page needs (the vendored plotly.js and ``figures.js`` where the page has an interactive figure; the
 data and ``reader.js`` where it has data); the shared assets (``assets/reader.js``, ``assets/figures.js``,
 ``assets/vendor/``). :mod:`bookbuild.render` applies them to our pages; the Quarto post-render step
@@ -15,11 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from ..render.pages import page_for
+from ..render.strings import strings
 from ..render.additions import Additions, PageAddition
 from . import live as L
 from .provenance import pack
 
 ASSETS = Path(__file__).parent / "assets"
+#: the layer's interface strings, one file per language (``ui/<lang>.toml``: a table per script)
+UI = Path(__file__).parent / "ui"
 #: the book's own plotly.js (partial bundle, see assets/vendor/README.md) and the script that draws figures
 PLOTLY_JS = "assets/vendor/plotly-basic.min.js"
 FIGURES_JS = "assets/figures.js"
@@ -35,6 +39,13 @@ VALUE_MD, VALUE_MARK = ".mlsysim-v ", 'class="mlsysim-v"'
 def data_file(page: str) -> str:
     """The script next to a page that carries its reader data (``appendix/x.html`` -> ``appendix/x.data.js``)."""
     return page[: -len(".html")] + ".data.js" if page.endswith(".html") else page + ".data.js"
+
+
+def page_strings(lang: str, live: bool) -> dict[str, dict]:
+    """What the page's scripts say, in its language (English where the language has no file): reader.js's
+    table, and live.js's where the page has live mode (reader.js hands it on)."""
+    u = strings(UI, lang)
+    return {"reader": u["reader"], **({"live": u["live"]} if live else {})}
 
 
 def data_script(data: dict[str, Any], lang: str) -> str:
@@ -77,6 +88,7 @@ def additions(lang: str, chapters: list[tuple[str, str, dict, dict | None]], liv
             if not runtime.get("unavailable"):   # Pyodide compiles its WebAssembly: this page's policy allows that
                 add.policy = dict(L.PAGE_POLICY)
         if data:
+            data["ui"] = page_strings(lang, "live" in data)
             add.files[data_file(page)] = data_script(data, lang)
             add.scripts += [(data_file(page), True), (READER_JS, False)]
         if add.scripts or add.files:

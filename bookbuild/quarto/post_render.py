@@ -164,6 +164,12 @@ def script_tags(scripts: list[tuple[str, bool]], page: str) -> str:
                    for src, cs in scripts)
 
 
+def bridge_tag(page: str, lang: str) -> str:
+    """The bridge's script tag, with the interface strings it says (the renderer's, ``render/ui``)."""
+    return (f'<script src="{html.escape(relpath(BRIDGE_JS, page))}" '
+            f'data-equation="{html.escape(ui(lang)["equation"])}"></script>')
+
+
 def rendered_pages(root: Path, out_dir: Path, output_files: str | None) -> set[Path] | None:
     """The HTML pages this render wrote (``None``: Quarto did not say, so every chapter's page)."""
     if output_files is None or not output_files.strip():
@@ -241,8 +247,9 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
         body = language_links(page, source, out_dir, others) + script_tags(add.scripts, page)
         head = "".join(f'<link rel="stylesheet" href="{html.escape(relpath(s, page))}">'
                        for s in [BRIDGE_CSS] + add.styles)
-        head += script_tags(([(SEARCH_DATA, True)] if search.is_file() else []) + [(BRIDGE_JS, False)], page)
-        start = skip_link(text, lang or page_lang(text))
+        page_language = lang or page_lang(text)
+        head += script_tags([(SEARCH_DATA, True)] if search.is_file() else [], page) + bridge_tag(page, page_language)
+        start = skip_link(text, page_language)
         f.write_text(page_text(quarto_chrome(renumber_links(text, page, numbers)), head, body, start),
                      encoding="utf-8")
     return [f for _, f, _, _ in pages]

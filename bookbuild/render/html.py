@@ -261,7 +261,7 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
 {THEME_BOOT}
 <link rel="stylesheet" href="{root}assets/book.css">
 {added_styles(site, ch)}</head>
-<body data-root="{root}" data-noresults="{e(u['noresults'])}">
+<body data-root="{root}" data-noresults="{e(u['noresults'])}" data-equation="{e(u['equation'])}">
 <a class="skip-link" href="#content">{e(u['skip'])}</a>
 <header class="topbar">
 <button type="button" class="sidebar-toggle" aria-controls="sidebar" aria-expanded="false" title="{e(u['menu'])}">☰</button>

@@ -20,27 +20,9 @@
   var T0 = 0, api = null, py = null, data = null, inputs = [], fields = {}, panel = null, pending = null;
   var timings = { boot_ms: null, first_ms: null, first_figures_ms: null, changes: [], figures: [] };
   var generation = 0;
-  var S = {
-    en: {
-      loading: "Loading Python in your browser (Pyodide, pint, mlsysim: about 12 MB, cached after the first time)…",
-      running: "Running the chapter's cells…", ready: function (ms) { return "Live: this page was recomputed by its own cells in your browser (" + ms + " ms)."; },
-      title: "Live inputs (empty: the reference value, shown greyed)", reset: "Reference values",
-      invalid: "Not computed: ", failed: "Live mode could not start: ", figKept: "Figures kept at the reference: ",
-      file: "Live mode needs the book served over http (browsers do not let file: pages load WebAssembly): run python -m http.server in the book's folder, or python -m bookbuild preview, and open this page under http://localhost:8000/.",
-      none: "This build has no live runtime: run scripts/setup.sh (it vendors Pyodide and pint into vendor/live/) and build again.",
-      label: function (parts) { return parts.join(", "); }
-    },
-    zh: {
-      loading: "正在浏览器中加载 Python（Pyodide、pint、mlsysim：约 12 MB，首次之后由浏览器缓存）……",
-      running: "正在运行本章的单元……", ready: function (ms) { return "实时模式：本页由其自身的单元在浏览器中重新计算（" + ms + " 毫秒）。"; },
-      title: "实时输入（留空即参考值，以灰字显示）", reset: "参考值",
-      invalid: "未计算：", failed: "实时模式无法启动：", figKept: "仍显示参考配置的图：",
-      file: "实时模式需要通过 http 打开本书（浏览器不允许 file: 页面加载 WebAssembly）：在本书目录运行 python -m http.server，或 python -m bookbuild preview，再打开 http://localhost:8000/ 下的本页。",
-      none: "此版本未包含实时模式所需的文件：运行 scripts/setup.sh（下载 Pyodide 与 pint 到 vendor/live/）后重新构建。",
-      label: function (parts) { return parts.join("，"); }
-    }
-  };
-  var L = S.en;
+  /* what live mode says, in the page's language: T(key, values) from reader.js (window.MLSYSIM_READER.T,
+     the page's strings P.ui.live, bookbuild/book/ui/<lang>.toml): {name} filled with values, as text */
+  var T = function (key) { return key; }, units = {};   /* units: the words of live inputs' units (T's table) */
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -182,21 +164,20 @@
       var input = fields[f.key];
       if (!input) return;
       if (input.tagName === "SELECT") {
-        input.options[0].textContent = f.reference + (api.lang === "zh" ? "（参考）" : " (reference)");
+        input.options[0].textContent = T("reference_option", { value: f.reference });
       } else input.placeholder = shown(f.reference);
     });
   }
   function buildPanel() {
     panel = el("div", "mc-live-panel");
     panel.id = "mlsysim-live";
-    panel.appendChild(el("p", "mc-intro", L.title));
+    panel.appendChild(el("p", "mc-intro", T("title")));
     var grid = el("div", "mc-live-grid");
     inputs.forEach(function (f) {
       var lab = el("label");
-      var zh = api.lang === "zh";   /* Chinese: full-width brackets around a Chinese unit, no space before them */
-      var name = el("span", "", (f.label[api.lang] || f.label.en) + (f.unit && !zh ? " " : ""));
-      var unitZh = { tokens: "词元", streams: "条流", heads: "个", s: "秒" };
-      if (f.unit) name.appendChild(el("span", "mc-live-unit", zh ? "（" + (unitZh[f.unit] || f.unit) + "）" : "(" + f.unit + ")"));
+      /* the unit after the name, as the language sets it (Chinese: a word in full-width brackets, no space) */
+      var name = el("span", "", (f.label[api.lang] || f.label.en) + (f.unit ? T("unit_gap") : ""));
+      if (f.unit) name.appendChild(el("span", "mc-live-unit", T("unit", { unit: units[f.unit] || f.unit })));
       lab.appendChild(name);
       var input;
       if (f.kind === "precision") {
@@ -220,7 +201,7 @@
       lab.appendChild(input);
       grid.appendChild(lab);
     });
-    var reset = el("button", "mc-live-reset", L.reset);
+    var reset = el("button", "mc-live-reset", T("reset"));
     reset.type = "button";
     reset.addEventListener("click", function () {
       inputs.forEach(function (f) { fields[f.key].value = ""; });
@@ -259,7 +240,7 @@
   function labelOf(res, c) {
     var parts = [res.accelerator, res.model];
     inputs.forEach(function (f) { if (c.hasOwnProperty(f.key)) parts.push((f.label[api.lang] || f.label.en) + " " + c[f.key] + (f.unit ? " " + f.unit : "")); });
-    return L.label(parts);
+    return parts.join(T("list_separator"));
   }
   function protects(g) {
     for (var i = 0; i < data.protects.length; i++) {
@@ -287,14 +268,14 @@
       window.MLSYSIM_LIVE.last = { choice: c, invalid: bad };
       var key = bad.split(":")[0];
       if (fields[key]) fields[key].classList.add("mc-live-bad");
-      say([{ cls: "mcs-error", text: L.invalid + bad }]);
+      say([{ cls: "mcs-error", text: T("invalid", { reason: bad }) }]);
       return null;
     }
     var res = JSON.parse(py.globals.get("live_compute")(JSON.stringify(c)));
     var mine = ++generation;
     if (res.error) {
       window.MLSYSIM_LIVE.last = { choice: c, result: res, figures: [] };
-      say([{ cls: "mcs-error", text: L.invalid + res.error.replace(/^[A-Za-z]+Error:\s*/, "") }]);
+      say([{ cls: "mcs-error", text: T("invalid", { reason: res.error.replace(/^[A-Za-z]+Error:\s*/, "") }) }]);
       return null;
     }
     var values = {};   /* a value declared reference-only describes the reference: never swapped */
@@ -303,7 +284,7 @@
                   precision: res.precision, note: res.note, figures: [], choice: { accelerator: c.accelerator, model: c.model },
                   failed: res.failed.map(function (g) { return { file: g.file, line: g.line, message: g.message, zh: g.zh, protects: protects(g) }; }) };
     var ms = Math.round(performance.now() - t);
-    entry.lines = [{ cls: "mcs-note", text: L.ready(ms) }];
+    entry.lines = [{ cls: "mcs-note", text: T("ready", { ms: ms }) }];
     api.show(entry);     /* the text first; the figures in the next task, after the browser has painted it */
     Array.prototype.forEach.call(document.querySelectorAll(".mlsysim-lecture-note"), function (n) {
       n.parentNode.removeChild(n);   /* "computed for the reference hardware": no longer so, the page follows the choice */
@@ -325,7 +306,7 @@
     });
     if (figs.failed.length) {
       var st = api.bar.querySelector(".mc-status");
-      if (st) st.appendChild(el("p", "mcs-note", L.figKept + figs.failed.map(function (f) { return f.label; }).join(", ")));
+      if (st) st.appendChild(el("p", "mcs-note", T("figures_kept", { figures: figs.failed.map(function (f) { return f.label; }).join(T("figure_separator")) })));
     }
     entry.figures = drawn;
     window.MLSYSIM_LIVE.last.figures = drawn;
@@ -339,20 +320,20 @@
   async function start(a) {
     if (py) return;
     api = a;
-    L = S[api.lang] || S.en;
+    if (api.T) { T = api.T; units = T.table.units || {}; }
     if (api.live.unavailable || window.location.protocol === "file:") {   /* say why, change nothing */
-      say([{ cls: "mcs-note", text: api.live.unavailable ? L.none : L.file }]);
+      say([{ cls: "mcs-note", text: api.live.unavailable ? T("none") : T("file") }]);
       api.button.disabled = false;
       return;
     }
     T0 = performance.now();
     doc.setAttribute("data-mlsysim-live", "loading");
-    say([{ cls: "mcs-note", text: L.loading }]);
+    say([{ cls: "mcs-note", text: T("loading") }]);
     try {
       style();
       await boot();
       timings.boot_ms = Math.round(performance.now() - T0);
-      say([{ cls: "mcs-note", text: L.running }]);
+      say([{ cls: "mcs-note", text: T("running") }]);
       inputs = JSON.parse(py.globals.get("live_inputs")(JSON.stringify(registryChoice())));
       buildPanel();
       api.button.hidden = true;
@@ -360,7 +341,7 @@
       doc.setAttribute("data-mlsysim-live", "ready");
     } catch (e) {
       doc.setAttribute("data-mlsysim-live", "error");
-      say([{ cls: "mcs-error", text: L.failed + String(e && e.message || e).split("\n").slice(-2).join(" ") }]);
+      say([{ cls: "mcs-error", text: T("failed", { reason: String(e && e.message || e).split("\n").slice(-2).join(" ") }) }]);
       api.button.disabled = false;
     }
   }

@@ -1,6 +1,6 @@
 /* Reader features of a computed chapter, from the page's data script (window.MLSYSIM_PAGE =
-   {lang, provenance: PACKED, variants?: V}, see bookbuild/provenance.py pack/unpack and
-   bookbuild/variants.py):
+   {lang, provenance: PACKED, variants?: V, live?, ui: {reader, live?}}, see bookbuild/provenance.py
+   pack/unpack, bookbuild/variants.py and bookbuild/book/reader.py):
    - every computed number (span.mlsysim-v) explains itself on hover or keyboard focus; for a precomputed
      choice with that choice's steps and inputs (computed by the build, bookbuild/provenance.py
      pack_choices; the page computes none), else with the reference's, and says which;
@@ -13,57 +13,29 @@
   "use strict";
   var P = window.MLSYSIM_PAGE;
   if (!P) return;
-  var lang = P.lang === "zh" ? "zh" : "en";
-  var L = {
-    en: {
-      legend: "Hardware for this page",
-      intro: "Recompute this appendix for another accelerator or model: speeds with weights read at 8 bits, memory holding them at 16 bits, as the chapters assume. The default is the reference.",
-      accel: "Accelerator", model: "Model", reset: "Reference",
-      node: "Node", precision: "weights",
-      noRate: function (a, p, u) { return a + " publishes no " + p + " rate: " + u + " is used"; },
-      cannot: "This choice cannot be computed: ",
-      uncomputable: "the book’s calculations do not apply to this accelerator and model",
-      keys: "← → previous or next number · Esc closes",
-      kept: "The page still shows ",
-      instead: function (c) { return "The page shows " + c + " instead, which it can compute."; },
-      unknown: function (k, v) { return "Unknown " + k + " “" + v + "” in the address: ignored."; },
-      broken: function (n) { return n + " claim" + (n === 1 ? "" : "s") + " on this page do" + (n === 1 ? "es" : "") + " not hold for this choice (marked below)."; },
-      summary: "Claims that do not hold for this choice:",
-      claimPrefix: "",
-      figNote: function (r) { return "This figure shows the reference (" + r + "), not the choice at the top of the page."; },
-      lectureNote: function () { return "The numbers on this page are computed for the book’s reference hardware; the accelerator and model chosen in the appendix apply to the appendix only."; },
-      shownFor: function (c, v) { return "Shown for " + c + ": " + v + "."; },
-      refInputs: function (r, v) { return "The steps and inputs below are the reference’s (" + r + "), for which this value is " + v + "."; },
-      choiceInputs: function (c, r, v) { return "The steps and inputs below are computed for " + c + "; for the reference (" + r + ") this value is " + v + "."; },
-      steps: "How it is computed", inputs: "Inputs", scenario: "scenario", source: "Source",
-      noExpl: "No derivation recorded for this value.", fnLabel: "function",
-      stop: ".", colon: ": ", pair: ", "
-    },
-    zh: {
-      legend: "本页所用硬件",
-      intro: "为其他加速器或模型重新计算本附录：速度按 8 位权重计算，内存按 16 位存放权重，与各章的假设一致。默认为参考配置。",
-      accel: "加速器", model: "模型", reset: "参考配置",
-      node: "节点", precision: "权重",
-      noRate: function (a, p, u) { return a + " 未公布 " + p + " 算力：改用 " + u; },
-      cannot: "无法为此选择计算：",
-      uncomputable: "本书的计算不适用于这一加速器与模型的组合",
-      keys: "← → 上一个或下一个数值 · Esc 关闭",
-      kept: "本页仍显示 ",
-      instead: function (c) { return "本页改为显示可以计算的 " + c + "。"; },
-      unknown: function (k, v) { return "地址中的" + (k === "accelerator" ? "加速器" : "模型") + "“" + v + "”未知，已忽略。"; },
-      broken: function (n) { return "本页有 " + n + " 处论断对所选硬件不成立（已在下文标出）。"; },
-      summary: "对所选硬件不成立的论断：",
-      claimPrefix: "此处论断对所选硬件不成立：",
-      figNote: function (r) { return "此图显示的是参考配置（" + r + "），而非页首所选的硬件。"; },
-      lectureNote: function () { return "本页数字按本书的参考硬件计算；在附录中所选的加速器与模型只用于附录。"; },
-      shownFor: function (c, v) { return "按 " + c + " 计算：" + v + "。"; },
-      refInputs: function (r, v) { return "下列步骤与输入均为参考配置（" + r + "）的值，参考配置下此值为 " + v + "。"; },
-      choiceInputs: function (c, r, v) { return "下列步骤与输入均按 " + c + " 计算；参考配置（" + r + "）下此值为 " + v + "。"; },
-      steps: "计算过程", inputs: "输入", scenario: "情景", source: "来源",
-      noExpl: "此数值没有记录推导。", fnLabel: "函数",
-      stop: "。", colon: "：", pair: " 与 "
+  var lang = P.lang || "en";
+  /* the interface strings, in the page's language: P.ui (bookbuild/book/ui/<lang>.toml, a table per script).
+     T(key, values): the string, each {name} in it replaced by values[name]; a value is data, so the result
+     goes into the page as text (textContent, attributes), never as markup. N(key, n, values): the plural
+     form of key for the number n, with {n} (key_one, key_other: the categories of Intl.PluralRules) */
+  function texts(table) {
+    table = table || {};
+    var rules = null;
+    try { rules = new Intl.PluralRules(lang); } catch (e) { /* no Intl, or no such language: the "other" form */ }
+    function say(key, values) {
+      var s = table.hasOwnProperty(key) ? String(table[key]) : key;
+      if (!values) return s;
+      return s.replace(/\{(\w+)\}/g, function (m, k) { return values.hasOwnProperty(k) ? String(values[k]) : m; });
     }
-  }[lang];
+    say.table = table;
+    say.plural = function (key, n, values) {
+      var form = key + "_" + (rules ? rules.select(n) : "other"), v = { n: n };
+      for (var k in values || {}) v[k] = values[k];
+      return say(table.hasOwnProperty(form) ? form : key + "_other", v);
+    };
+    return say;
+  }
+  var T = texts(P.ui && P.ui.reader), N = T.plural;
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -195,22 +167,22 @@
 
   var status = null, summary = null, selA = null, selM = null, lastLines = [];
   var refKey = V ? V.reference.accelerator + "|" + V.reference.model : "";
-  var refLabel = V ? labelOf(V.accelerators, V.reference.accelerator) + L.pair + labelOf(V.models, V.reference.model) : "";
+  var refLabel = V ? T("choice", { accelerator: labelOf(V.accelerators, V.reference.accelerator), model: labelOf(V.models, V.reference.model) }) : "";
 
+  /* the library's note (mlsysim.scenario writes it in English) said in the page's language */
   function translateNote(note) {
-    if (lang !== "zh" || !note) return note;
+    if (!note) return note;
     var m = /^(.*) publishes no (\S+) rate: (\S+) is used$/.exec(note);
-    return m ? L.noRate(m[1], m[2], m[3]) : note;
+    return m ? T("no_rate", { accelerator: m[1], precision: m[2], used: m[3] }) : note;
   }
   /* why a choice cannot be computed, in plain words and the reader's language: never the exception's
      own text (the build's message stays in the choice's data, for authors) */
   function plainError(err) {
     var m = /the weights and reserve \(([^)]*)\) do not fit in ([^:]*)/.exec(String(err));
-    if (m) return lang === "zh" ? "16 位权重与预留（" + m[1] + "）放不进 " + m[2].trim() + " 的内存，没有内存留给注意力状态"
-      : "the 16-bit weights and reserve (" + m[1] + ") do not fit in its " + m[2].trim() + " of memory, leaving none for attention state";
-    return L.uncomputable;
+    if (m) return T("fit_error", { reserve: m[1], memory: m[2].trim() });
+    return T("uncomputable");
   }
-  function choiceText(c) { return c.accelerator + L.pair + c.model; }
+  function choiceText(c) { return T("choice", { accelerator: c.accelerator, model: c.model }); }
 
   function clearMarks() {
     each(document.querySelectorAll(".mlsysim-claim-marker, .mlsysim-claim-flag"), function (n) { n.parentNode.removeChild(n); });
@@ -218,9 +190,9 @@
     each(document.querySelectorAll(".mlsysim-fig-note"), function (n) { n.parentNode.removeChild(n); });
     if (summary) { summary.innerHTML = ""; summary.hidden = true; }
   }
+  /* a guard's message: the library's own in the page's language where it gave one (g.zh), else the English one */
   function guardText(g) {
-    if (lang === "zh") return g.zh ? g.zh : L.claimPrefix + g.message;
-    return g.message;
+    return g[lang] || T("claim", { message: g.message });
   }
   function markClaims(c) {
     var n = 0, loose = [];
@@ -285,7 +257,7 @@
       });
     });
     if (loose.length && summary) {
-      summary.appendChild(el("p", "mcs-title", L.summary));
+      summary.appendChild(el("p", "mcs-title", T("summary")));
       var ul = el("ul");
       loose.forEach(function (g) {
         var li = el("li", "mlsysim-claim-marker-summary", guardText(g));
@@ -303,7 +275,7 @@
       var plot = f.querySelector(".mlsysim-plot[data-figure]");   /* redrawn by live mode: follows the choice */
       if (plot && (redrawn || []).indexOf(plot.getAttribute("data-figure")) >= 0) return;
       if (f.id === "mlsysim-explorer-roofline" && explorerSynced) return;   /* follows the choice */
-      var n = el("p", "mlsysim-fig-note", L.figNote(refLabel));
+      var n = el("p", "mlsysim-fig-note", T("figure_note", { reference: refLabel }));
       n.setAttribute("role", "note");
       f.appendChild(n);
     });
@@ -344,8 +316,8 @@
     if (!c) return false;
     if (c.error) {
       var prev = current ? V.choices[current] : V.choices[refKey];
-      lines.push({ cls: "mcs-error", text: L.cannot + choiceText(c) + L.colon + plainError(c.error) + L.stop });
-      lines.push({ cls: "mcs-error", text: L.kept + choiceText(prev) + L.stop });
+      lines.push({ cls: "mcs-error", text: T("cannot", { choice: choiceText(c), reason: plainError(c.error) }) });
+      lines.push({ cls: "mcs-error", text: T("kept", { choice: choiceText(prev) }) });
       setStatus(lastLines.concat(lines));
       /* the selects show what the page shows: back to the choice still on the page */
       var shown = (current || refKey).split("|");
@@ -371,10 +343,10 @@
     current = isRef ? null : key;
     currentLabel = label;
     EXPL = isRef ? null : choiceExplanations(c);
-    if (c.node != null) lines.unshift({ cls: "mcs-info", text: L.node + L.colon + c.node + " · " + L.precision + L.colon + c.precision });
-    if (c.note) lines.push({ cls: "mcs-note", text: translateNote(c.note) + L.stop });
+    if (c.node != null) lines.unshift({ cls: "mcs-info", text: T("node_line", { node: c.node, precision: c.precision }) });
+    if (c.note) lines.push({ cls: "mcs-note", text: T("note", { note: translateNote(c.note) }) });
     var broken = isRef ? 0 : markClaims(c);
-    if (broken) lines.push({ cls: "mcs-broken", text: L.broken(broken) });
+    if (broken) lines.push({ cls: "mcs-broken", text: N("broken", broken) });
     if (a && m) syncExplorer(a, m);
     if (!isRef) noteFigures(c.figures);
     setStatus(lines);
@@ -406,9 +378,9 @@
   function buildChoice() {
     var box = el("section", "mlsysim-choice");
     box.id = "mlsysim-choice";
-    box.setAttribute("aria-label", L.legend);
+    box.setAttribute("aria-label", T("legend"));
     box.setAttribute("lang", lang);
-    box.appendChild(el("p", "mc-intro", L.intro));
+    box.appendChild(el("p", "mc-intro", T("intro")));
     var row = el("div", "mc-row");
     function select(id, text, list) {
       var lab = el("label", "mc-label");
@@ -424,9 +396,9 @@
       row.appendChild(lab);
       return s;
     }
-    selA = select("mlsysim-choice-accelerator", L.accel, V.accelerators);
-    selM = select("mlsysim-choice-model", L.model, V.models);
-    var reset = el("button", "mc-reset", L.reset);
+    selA = select("mlsysim-choice-accelerator", T("accelerator"), V.accelerators);
+    selM = select("mlsysim-choice-model", T("model"), V.models);
+    var reset = el("button", "mc-reset", T("reset"));
     reset.type = "button";
     row.appendChild(reset);
     box.appendChild(row);
@@ -448,8 +420,8 @@
       var alt = accelChanged ? firstComputable(a, null) : firstComputable(null, m), failed = V.choices[a + "|" + m];
       if (!alt || !failed) return false;
       var lines = (extra || []).concat([
-        { cls: "mcs-error", text: L.cannot + choiceText(failed) + L.colon + plainError(failed.error) + L.stop },
-        { cls: "mcs-note", text: L.instead(choiceText(V.choices[alt])) }]);
+        { cls: "mcs-error", text: T("cannot", { choice: choiceText(failed), reason: plainError(failed.error) }) },
+        { cls: "mcs-note", text: T("instead", { choice: choiceText(V.choices[alt]) }) }]);
       var k = alt.split("|");
       selA.value = k[0];
       selM.value = k[1];
@@ -468,8 +440,8 @@
 
     /* the choice in the address */
     var a = params.get("accelerator"), m = params.get("model"), extra = [];
-    if (a && !labelOf(V.accelerators, a)) { extra.push({ cls: "mcs-note", text: L.unknown("accelerator", a) }); a = null; }
-    if (m && !labelOf(V.models, m)) { extra.push({ cls: "mcs-note", text: L.unknown("model", m) }); m = null; }
+    if (a && !labelOf(V.accelerators, a)) { extra.push({ cls: "mcs-note", text: T("unknown_accelerator", { value: a }) }); a = null; }
+    if (m && !labelOf(V.models, m)) { extra.push({ cls: "mcs-note", text: T("unknown_model", { value: m }) }); m = null; }
     a = a || V.reference.accelerator;
     m = m || V.reference.model;
     selA.value = a;
@@ -487,12 +459,13 @@
        show(entry): show a computed entry as if it were a precomputed choice (entry: {key, label, values:
          {attr: text}, failed: [{file, line, message, zh, protects}], figures: [keys live.js redrew],
          node?, precision?, note?, choice?: {accelerator, model}}); null entry = the reference.
-       bar, status(lines), lang, params, select: {accelerator, model} (the choice bar's selects or null). */
+       bar, status(lines), lang, params, select: {accelerator, model} (the choice bar's selects or null),
+       T: live.js's strings (the page's P.ui.live), as T above. */
   function liveControl(box) {
     var LV = P.live;
     if (!LV || !box) return;
     var row = el("div", "mc-row mc-live");
-    var btn = el("button", "mc-live-open", lang === "zh" ? "在浏览器中实时计算" : "Live: recompute in your browser");
+    var btn = el("button", "mc-live-open", T("live_open"));
     btn.type = "button";
     btn.id = "mlsysim-live-open";
     row.appendChild(btn);
@@ -508,7 +481,7 @@
     }
     btn.addEventListener("click", start);
     var API = window.MLSYSIM_READER = {
-      lang: lang, params: params, bar: box, button: btn, live: LV,
+      lang: lang, params: params, bar: box, button: btn, live: LV, T: texts(P.ui && P.ui.live),
       select: selA && selM ? { accelerator: selA, model: selM } : null,
       status: function (ls) { setStatus(ls); lastLines = ls; },
       show: function (entry) {
@@ -522,7 +495,7 @@
   function liveBar() {   /* a page with live mode but no precomputed choices (the lecture) */
     var box = el("section", "mlsysim-choice");
     box.id = "mlsysim-choice";
-    box.setAttribute("aria-label", L.legend);
+    box.setAttribute("aria-label", T("legend"));
     box.setAttribute("lang", lang);
     statusArea(box);
     return box;
@@ -535,7 +508,7 @@
     if (P.live) liveControl(liveBar());
     var qa = params.get("accelerator"), qm = params.get("model");
     if (qa || qm) {
-      var note = el("p", "mlsysim-lecture-note", L.lectureNote());
+      var note = el("p", "mlsysim-lecture-note", T("lecture_note"));
       note.setAttribute("role", "note");
       insertTop(note);
     }
@@ -575,26 +548,26 @@
     add(head, "span", "mt-name", e ? (e.name && (e.name[lang] || e.name.en)) || e.attr : attr);
     add(head, "span", "mt-val", span.textContent);
     if (mine) {
-      add(tip, "p", "mt-choice", L.choiceInputs(currentLabel, refLabel, span.getAttribute("data-ref")));
+      add(tip, "p", "mt-choice", T("choice_inputs", { choice: currentLabel, reference: refLabel, value: span.getAttribute("data-ref") }));
     } else if (current && span.textContent !== span.getAttribute("data-ref")) {
-      add(tip, "p", "mt-choice", L.shownFor(currentLabel, span.textContent) + " " +
-        L.refInputs(refLabel, span.getAttribute("data-ref")));
+      add(tip, "p", "mt-choice", T("shown_for", { choice: currentLabel, value: span.textContent }) + T("sentence_space") +
+        T("ref_inputs", { reference: refLabel, value: span.getAttribute("data-ref") }));
     } else if (current) {
-      add(tip, "p", "mt-choice", L.refInputs(refLabel, span.getAttribute("data-ref")));
+      add(tip, "p", "mt-choice", T("ref_inputs", { reference: refLabel, value: span.getAttribute("data-ref") }));
     }
-    if (!e) { add(tip, "p", "mt-none", L.noExpl); return; }
+    if (!e) { add(tip, "p", "mt-none", T("no_explanation")); return; }
     /* the formula first (the declared equation of the function that computes it), the code folded away */
     /* only when the value is that function's result: the first step is the quantity the output formats */
     var fn = e.function || ((e.steps || [])[0] || {}).function;
     if (fn && fn.equation) {
       var eqp = add(tip, "p", "mt-formula");
-      var title = lang === "zh" ? fn.title_zh : fn.title_en;
-      if (title) { add(eqp, "span", "mt-fname", title); eqp.appendChild(document.createTextNode(L.colon)); }
+      var title = fn["title_" + lang];
+      if (title) { add(eqp, "span", "mt-fname", title); eqp.appendChild(document.createTextNode(T("colon"))); }
       add(eqp, "span", "mt-eq", fn.equation);
       if (fn.unit) add(eqp, "span", "mt-unit", " [" + fn.unit + "]");
     }
     var fold = add(tip, "details", "mt-fold");
-    add(fold, "summary", "mt-h", L.steps);
+    add(fold, "summary", "mt-h", T("steps"));
     if (e.expr) { var f = add(fold, "div", "mt-expr"); add(f, "code", "", e.expr); }
     if (e.steps && e.steps.length) {
       var ol = add(fold, "ol", "mt-steps");
@@ -606,20 +579,20 @@
       });
     }
     if (e.inputs && e.inputs.length) {
-      add(fold, "div", "mt-h", L.inputs);
+      add(fold, "div", "mt-h", T("inputs"));
       var ul = add(fold, "ul", "mt-inputs");
       e.inputs.forEach(function (d) {
         var li = add(ul, "li");
         if (d.entry) add(li, "span", "mt-entry", d.entry + " · ");
         add(li, "code", "", d.name);
         if (d.value != null && !/ items$/.test(String(d.value))) { li.appendChild(document.createTextNode(" = ")); add(li, "b", "", valueUnit(d)); }
-        if (d.scenario) add(li, "div", "mt-scn", L.scenario + ": " + d.scenario);
+        if (d.scenario) add(li, "div", "mt-scn", T("scenario", { scenario: d.scenario }));
         if (d.note) add(li, "div", "mt-note", d.note);
         fnLine(li, d.function);
         var s = d.source;
         if (s && typeof s === "object") {
           var sd = add(li, "div", "mt-src");
-          sd.appendChild(document.createTextNode(L.source + ": "));
+          sd.appendChild(document.createTextNode(T("source")));
           var t = (s.publisher ? s.publisher + ", " : "") + (s.title || s.url || "");
           if (s.url && /^https?:\/\//.test(s.url)) {
             var a = add(sd, "a", "", t);
@@ -652,7 +625,7 @@
     if (owner && owner !== span) owner.removeAttribute("aria-describedby");
     owner = span;
     fill(span);
-    if (document.activeElement === span) add(tip, "p", "mt-keys", L.keys);
+    if (document.activeElement === span) add(tip, "p", "mt-keys", T("keys"));
     tip.hidden = false;
     span.setAttribute("aria-describedby", "mlsysim-tip");
     span.classList.add("mlsysim-v-open");

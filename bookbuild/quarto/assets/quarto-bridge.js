@@ -11,6 +11,10 @@
 (function () {
   "use strict";
   var doc = document.documentElement;
+  /* the interface strings, in the page's language (render/ui/<lang>.toml): the post-render step writes
+     them on this script's tag, as bookbuild's renderer writes them on the body of its own pages */
+  var me = document.currentScript;
+  var EQUATION = me && me.getAttribute("data-equation");
   doc.classList.add("js");   /* as the book's own pages (book.js): CSS shows what only works with scripts */
 
   if (location.protocol === "file:" && window.fetch && window.Response) {
@@ -51,7 +55,7 @@
         el.setAttribute("data-scroll-box", "");
         if (el.tagName !== "TABLE" && el.tagName !== "PRE") {
           el.setAttribute("role", "group");
-          el.setAttribute("aria-label", doc.lang.indexOf("zh") === 0 ? "公式" : "Equation");
+          if (EQUATION) el.setAttribute("aria-label", EQUATION);
         }
       } else if (!over && mine) {
         el.removeAttribute("tabindex");

@@ -21,7 +21,8 @@
         if (el.tagName !== "TABLE" && el.tagName !== "PRE") {
           el.setAttribute("role", "group");
           var num = el.parentNode && el.parentNode.querySelector(".eq-number");
-          el.setAttribute("aria-label", num ? num.textContent.trim() : (doc.lang.indexOf("zh") === 0 ? "公式" : "Equation"));
+          var name = num ? num.textContent.trim() : body.getAttribute("data-equation");   /* render/ui/<lang>.toml */
+          if (name != null) el.setAttribute("aria-label", name);
         }
       } else if (!over && mine) {
         el.removeAttribute("tabindex");
