@@ -6,7 +6,8 @@ registry, and the appendix's page offers the A100).
 
     python bench/preview.py [--repeat N] [--append]
 
-Each edit is saved, measured, then undone (the undo is a second build, not measured). ``--append``
+Each edit is saved, measured, then undone (the undo is a second build, not measured); each run's edit
+is a text never built before (nothing comes from the content cache). ``--append``
 adds the table to bench/results.md.
 """
 from __future__ import annotations
@@ -27,14 +28,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import PY, ROOT, copy_sources  # noqa: E402
 
 APPENDIX = "appendix/inference-cost.qmd"
-#: (name, file, the text replaced, its replacement (a word the page will show), the word to look for)
+WORDS = ["promptly", "quickly", "directly", "readily", "simply", "easily", "swiftly", "neatly", "calmly", "boldly"]
+#: (name, file, the text replaced, its replacement for the i-th run (each run a text never built before, so
+#: nothing comes from the cache), the word the page must then show (or None))
 EDITS = [
-    ("prose sentence (appendix)", APPENDIX, "and jump to the section", "and promptly jump to the section", "promptly"),
+    ("prose sentence (appendix)", APPENDIX, "and jump to the section",
+     lambda i: f"and {WORDS[i]} jump to the section", lambda i: WORDS[i]),
     ("cell: a scenario input (appendix)", "appendix/_cells/decode-loop.qmd", "    states = 512  #",
-     "    states = 640  #", None),
+     lambda i: f"    states = {600 + i}  #", None),
     ("registry value (accelerators.toml)", "mlsysim/data/accelerators.toml",
-     'memory.bandwidth = { value = "2039 GB/s"', 'memory.bandwidth = { value = "2040 GB/s"', None),
+     'memory.bandwidth = { value = "2039 GB/s"', lambda i: f'memory.bandwidth = {{ value = "{2040 + i} GB/s"', None),
 ]
+
+
+def pv_stop(pv: subprocess.Popen) -> None:
+    if pv.poll() is None:
+        os.killpg(pv.pid, 2)
+        pv.wait(timeout=30)
 
 
 def free_port() -> int:
@@ -51,6 +61,38 @@ def wait_for(pred, timeout=240.0, step=0.01):
             return got
         time.sleep(step)
     raise SystemExit("bench: timed out")
+
+
+def rebuild_pairs(src: Path, runs: int) -> tuple[list[float], list[float]]:
+    """A prose edit rebuilt by a fresh ``python -m bookbuild render`` and by the warm worker, in turn
+    (pairs keep the comparison fair when the machine's speed drifts); seconds of each."""
+    sys.path.insert(0, str(src))
+    from bookbuild.worker import Warm
+    f = src / APPENDIX
+    original = f.read_text(encoding="utf-8")
+    argv = ["render", "--profile", "en", "--root", str(src), "--formats", "html", "--stale-translations", "warn"]
+    words = iter(["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+                  "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango"])
+    w = Warm(src)
+    cold, warm = [], []
+    try:
+        subprocess.run([PY, "-m", "bookbuild", *argv], cwd=src, capture_output=True, check=True)
+        w.run(argv)
+        for _ in range(runs):
+            for kind, out in (("cold", cold), ("warm", warm)):
+                f.write_text(original.replace("and jump", f"and {next(words)} jump", 1), encoding="utf-8")
+                t = time.perf_counter()
+                if kind == "cold":
+                    r = subprocess.run([PY, "-m", "bookbuild", *argv], cwd=src, capture_output=True, text=True)
+                else:
+                    r = w.run(argv)
+                out.append(time.perf_counter() - t)
+                if r.returncode != 0:
+                    raise SystemExit(f"bench: the {kind} rebuild failed: {r.stderr[-500:]}")
+    finally:
+        w.stop()
+        f.write_text(original, encoding="utf-8")
+    return cold, warm
 
 
 def evaluate(page, js: str):
@@ -112,17 +154,24 @@ def main() -> int:
                         wait_for(lambda: evaluate(page, "window.__bench === undefined && document.readyState"
                                                         " === 'complete'"))
                         return time.perf_counter() - t0
-                    for _ in range(args.repeat):
-                        times.append(save_and_wait(original.replace(old, new, 1)))
+                    for i in range(args.repeat):
+                        times.append(save_and_wait(original.replace(old, new(i), 1)))
                         if word:
-                            assert word in page.inner_text("main"), (name, word)
+                            assert word(i) in page.inner_text("main"), (name, word(i))
                         save_and_wait(original)
                     rows.append((f"preview: {name} → page reloaded showing it", statistics.median(times),
                                  min(times), max(times)))
                 browser.close()
+            pv_stop(pv)
+            cold, warm = rebuild_pairs(src, args.repeat)
+            ratios = sorted(w / c for c, w in zip(cold, warm))
+            rows.append(("rebuild after a prose edit (HTML, en): a fresh process, as before the warm worker",
+                         statistics.median(cold), min(cold), max(cold)))
+            rows.append(("rebuild after a prose edit (HTML, en): the warm worker (paired with the row above)",
+                         statistics.median(warm), min(warm), max(warm)))
+            rows.append(("warm / fresh, pair by pair (ratio)", statistics.median(ratios), ratios[0], ratios[-1]))
         finally:
-            os.killpg(pv.pid, 2)
-            pv.wait(timeout=30)
+            pv_stop(pv)
             log.close()
     load = os.getloadavg()[0]
     table = [f"## {_dt.datetime.now():%Y-%m-%d %H:%M} — the author's loop (bench/preview.py), {platform.machine()}, "
