@@ -34,6 +34,7 @@ def build_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--stale-translations", choices=("error", "warn"), default=None,
                     help="a translation behind its English source: fail (default) or warn (the preview)")
     ap.add_argument("--with-parent", type=process_id, default=None, help=argparse.SUPPRESS)  # preview, diff
+    ap.add_argument("--defer-layer", action="store_true", help=argparse.SUPPRESS)   # the preview's first build
 
 
 def parsed(ap: argparse.ArgumentParser, argv: list[str]):
@@ -52,7 +53,8 @@ def settings_of(args) -> Settings:
                          jobs=args.jobs, formats=args.formats,
                          output_dir=args.output_dir.resolve() if getattr(args, "output_dir", None) else None,
                          cache_dir=getattr(args, "cache_dir", None),
-                         stale_translations=getattr(args, "stale_translations", None))
+                         stale_translations=getattr(args, "stale_translations", None),
+                         defer_layer=getattr(args, "defer_layer", None) or None)
 
 
 def profile_names(root: Path, arg: str | None) -> list[str]:
@@ -94,6 +96,8 @@ def run_build(args, command: str) -> int:
         print("bookbuild: passes: " + ", ".join(f"{k} {v:.2f} s" for k, v in b.report.timings.items()), file=sys.stderr)
     for book in b.books:   # the profiles asked for, "default" resolved to its name
         print(summary(b, book.profile))
+    for what in b.report.deferred:
+        print(f"deferred: {what}")
     if b.report.executed or b.report.cached:
         print(f"executed {len(b.report.executed)} chapter(s), {len(b.report.cached)} from the cache")
     if command == "render":

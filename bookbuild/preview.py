@@ -162,17 +162,27 @@ class Builds:
 BUILDS = Builds()
 
 
-def build_once(root: Path, profile: str, cell_timeout: float | None = None) -> tuple[bool, list[str], float]:
-    """One ``render`` (HTML only) by the warm worker; returns (ok, error lines, seconds)."""
+#: what the page says between the text's build and the choices' build
+DEFERRED = ("the reader's choices (accelerator, model) are being computed again: until the page reloads "
+            "by itself it shows the reference only")
+
+
+def build_once(root: Path, profile: str, cell_timeout: float | None = None,
+               defer: bool = False) -> tuple[bool, list[str], float, bool]:
+    """One ``render`` (HTML only) by the warm worker; returns (ok, error lines, seconds, whether the
+    layer's choices were left for the next build: ``defer``, the text first)."""
     argv = ["render", "--profile", profile, "--root", str(root), "--formats", "html", "--stale-translations", "warn"]
     if cell_timeout:
         argv += ["--cell-timeout", str(cell_timeout)]
+    if defer:
+        argv.append("--defer-layer")
     t0 = time.perf_counter()
     r = BUILDS.run(argv, root)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "waiting for it" not in ln]
     if r.returncode == 0:   # a build that passed says only its warnings (a stale translation)
         lines = [ln.split("warning: ", 1)[1] for ln in lines if ln.startswith("bookbuild: note: warning: ")]
-    return r.returncode == 0, lines, time.perf_counter() - t0
+    deferred = r.returncode == 0 and any(ln.startswith("deferred: ") for ln in r.stdout.splitlines())
+    return r.returncode == 0, lines, time.perf_counter() - t0, deferred
 
 
 def changed_since(before: dict[Path, tuple[int, int]], files: list[Path], started_ns: int
@@ -327,8 +337,10 @@ def main(argv: list[str]) -> int:
     def report(ok, errors, secs):
         if ok:
             for ln in errors:   # warnings of a build that passed
-                print(f"warning: {ln}", file=sys.stderr, flush=True)
-            print(f"preview: built {profile} in {secs:.1f} s", flush=True)
+                if ln != DEFERRED:
+                    print(f"warning: {ln}", file=sys.stderr, flush=True)
+            what = "the text of " if DEFERRED in errors else ""
+            print(f"preview: built {what}{profile} in {secs:.1f} s", flush=True)
         else:
             for ln in errors:
                 print(ln, file=sys.stderr, flush=True)
@@ -348,8 +360,13 @@ def main(argv: list[str]) -> int:
     opened = args.no_browser
 
     def rebuild():
+        """The text first (the layer's slow choices left out), then, if they were, the whole page."""
         nonlocal opened
-        report(*build_once(root, profile, args.cell_timeout))
+        ok, lines, secs, deferred = build_once(root, profile, args.cell_timeout, defer=True)
+        if deferred:
+            report(ok, lines + [DEFERRED], secs)
+            ok, lines, secs, _ = build_once(root, profile, args.cell_timeout)
+        report(ok, lines, secs)
         if not opened:
             opened = True
             webbrowser.open(url)

@@ -222,6 +222,7 @@ class Settings:
     cjk_font_dir: str | None = None     # BOOK_CJK_FONT_DIR
     data_dirs: tuple[str, ...] = ()     # the folders the data variables name (see make's data_env)
     stale_translations: str = "error"   # "warn": a stale translation is a note, not a failure (the preview)
+    defer_layer: bool = False           # the preview's first build: the layer's slow part left for the next build
 
     @classmethod
     def make(cls, root: Path | str, env: Mapping[str, str] | None = None, data_env: tuple[str, ...] = (),

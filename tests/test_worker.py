@@ -86,3 +86,24 @@ def test_what_one_build_s_cells_do_never_reaches_the_next(tmp_path):
         assert len(pids) == 2 and os.getpid() not in pids and w.proc.pid not in pids
     finally:
         w.stop()
+
+
+def test_the_preview_s_first_build_leaves_the_choices_for_the_next_and_the_next_is_the_whole_book(tmp_path):
+    """``--defer-layer`` (the preview's text-first build): the registry choices the cache does not hold
+    are not computed, the build says so, and the pages it writes are never taken for the whole book: the
+    build after it renders again, and writes what a ``--no-cache`` build writes."""
+    root = project(tmp_path)
+    ch = root / CHAPTER
+    ch.write_text("---\nmlsysim-variants: true\n---\n\n" + ch.read_text(encoding="utf-8"), encoding="utf-8")
+    data = root / "_book" / "en" / "appendix" / "ref.data.js"
+    first = build(root, *RENDER[1:], "--defer-layer")
+    assert "deferred: the reader's choices" in first.stdout and "en: rendered" in first.stdout
+    assert '"variants"' not in data.read_text(encoding="utf-8")
+    whole = build(root, *RENDER[1:])
+    assert "deferred" not in whole.stdout and "en: rendered" in whole.stdout
+    assert '"variants"' in data.read_text(encoding="utf-8")
+    build(root, *RENDER[1:], "--no-cache", "--output-dir", str(tmp_path / "cold"))
+    got, cold = tree(root / "_book" / "en"), tree(tmp_path / "cold" / "en")
+    assert got.keys() == cold.keys() and {k for k in got if got[k] != cold[k]} <= {".bookbuild-stamp"}
+    again = build(root, *RENDER[1:], "--defer-layer")   # the choices are in the cache now: nothing deferred
+    assert "deferred" not in again.stdout and "en: up to date" in again.stdout

@@ -1,7 +1,12 @@
 """book: the book's own layer over the executed books: every registry choice of the chapters that ask
 for it (:mod:`bookbuild.book.variants`, in the pool, cached by the cells' content and shared by the
 languages), then each page's data and scripts (:mod:`bookbuild.book.reader`), written beside the
-executed book (``book-layer.json``) for the renderer."""
+executed book (``book-layer.json``) for the renderer.
+
+``--defer-layer`` (the preview's first build after an edit): choices the cache does not hold are not
+computed; the pages are written without them, the build says so (``Report.deferred``), and the preview
+builds again at once without the option. The layer's output is part of the render's key, so a book
+written without the choices is never taken for the whole one."""
 from __future__ import annotations
 
 import json
@@ -49,6 +54,9 @@ def compute(build: Build, wanted: list) -> dict[str, list]:
             pending[key] = hit if hit is not None else doc
             profiles[key] = book.profile
     todo = {k: d for k, d in pending.items() if not isinstance(d, list)}
+    if todo and build.settings.defer_layer:   # the preview shows the text first; the choices come next build
+        build.report.deferred.append(f"the reader's choices ({len(todo) * len(choices)}): not computed in this build")
+        return {where: pending[k] for where, k in keyed.items() if k not in todo}
     jobs = [j for k, d in todo.items() for j in _jobs(build, d, choices, k, profiles[k])]
     if jobs:
         preload(build.root, None)

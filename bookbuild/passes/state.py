@@ -28,6 +28,7 @@ class Report:
     up_to_date: list[str] = field(default_factory=list)   # profiles whose book was already current
     notes: list[str] = field(default_factory=list)        # one line each (a discarded cache entry, ...)
     seconds: float = 0.0
+    deferred: list[str] = field(default_factory=list)   # what a --defer-layer build left for the next one
     timings: dict[str, float] = field(default_factory=dict)   # seconds each pass took (BOOKBUILD_DEBUG=1 prints them)
 
 
