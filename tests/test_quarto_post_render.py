@@ -165,8 +165,11 @@ def test_collapsible_callout_headers_are_buttons_named_by_their_title():
 
 def test_the_bridge_sets_the_script_gate_and_tab_stops_for_scroll_boxes():
     js = (ROOT / "bookbuild/quarto/assets/quarto-bridge.js").read_text(encoding="utf-8")
+    boxes = (ROOT / "bookbuild/render/assets/scroll-boxes.js").read_text(encoding="utf-8")   # shared with ours
     css = (ROOT / "bookbuild/quarto/assets/quarto-bridge.css").read_text(encoding="utf-8")
-    assert 'doc.classList.add("js")' in js and 'setAttribute("tabindex", "0")' in js
+    assert 'doc.classList.add("js")' in js and 'setAttribute("tabindex", "0")' in boxes
+    assert "scrollBoxes" not in js and "scrollBoxes" not in (ROOT / "bookbuild/render/assets/book.js").read_text(
+        encoding="utf-8")   # one mechanism for both renderers' pages
     assert "html:not(.js) #mlsysim-explorer figure { display: none; }" in css
     assert "#mlsysim-explorer figure { min-width: 0; max-width: 100%; }" in css
     assert "innerHTML" not in js

@@ -58,7 +58,7 @@ def test_a_page_without_the_marks_is_refused_before_anything_is_written(tmp_path
 
 
 def test_the_interface_strings_reach_quartos_pages_in_the_books_language(tmp_path):
-    """The reader's and live mode's strings travel in the page's data script, the bridge's on its tag."""
+    """The reader's and live mode's strings travel in the page's data script, the scroll boxes' on their tag."""
     import re
     import tomllib
     from pathlib import Path
@@ -78,5 +78,7 @@ def test_the_interface_strings_reach_quartos_pages_in_the_books_language(tmp_pat
     zh = tomllib.loads((Path(reader.__file__).parent / "ui" / "zh.toml").read_text(encoding="utf-8"))
     assert data["ui"] == {"reader": zh["reader"], "live": zh["live"]} and data["lang"] == "zh"
     page = (out / "appendix" / "ref.html").read_text(encoding="utf-8")
-    assert '<script src="../assets/quarto-bridge.js" data-equation="公式"></script>' in page
+    assert '<script src="../assets/quarto-bridge.js"></script>' in page
+    assert re.search(r'<script src="\.\./assets/scroll-boxes\.js" data-scrollers="[^"]+" data-equation="公式"></script>', page)
+    assert (out / "assets" / "scroll-boxes.js").is_file()
     assert (out / "assets" / "reader.js").read_text(encoding="utf-8") == (reader.ASSETS / "reader.js").read_text(encoding="utf-8")

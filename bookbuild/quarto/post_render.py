@@ -35,6 +35,7 @@ from ..book.reader import PLOT_MARK, VALUE_MARK
 from ..errors import BuildError, BuildFailed
 from ..project import load_book, profiles
 from ..render.additions import Additions, PageAddition
+from ..render.html import ASSETS as RENDER_ASSETS, scroll_boxes_tag
 from ..render.pages import page_for, relpath, source_key
 from ..render.strings import ui
 from ..settings import Settings, quarto_environment
@@ -42,6 +43,10 @@ from ..settings import Settings, quarto_environment
 ASSETS = Path(__file__).parent / "assets"
 BRIDGE_JS = "assets/quarto-bridge.js"
 BRIDGE_CSS = "assets/quarto-bridge.css"
+SCROLL_BOXES_JS = "assets/scroll-boxes.js"
+#: what scrolls sideways on Quarto's pages (the renderer's assets/scroll-boxes.js makes each a tab stop)
+QUARTO_SCROLLERS = ("#quarto-document-content table, #quarto-document-content math, "
+                    "#quarto-document-content .math.display, #quarto-document-content pre")
 SEARCH_DATA = "assets/quarto-search-data.js"
 MARK = "<!-- bookbuild: the book's own layer -->"
 #: what a page lacks when a mark the book's layer needs is missing from Quarto's page, and why
@@ -165,9 +170,10 @@ def script_tags(scripts: list[tuple[str, bool]], page: str) -> str:
 
 
 def bridge_tag(page: str, lang: str) -> str:
-    """The bridge's script tag, with the interface strings it says (the renderer's, ``render/ui``)."""
-    return (f'<script src="{html.escape(relpath(BRIDGE_JS, page))}" '
-            f'data-equation="{html.escape(ui(lang)["equation"])}"></script>')
+    """The bridge's script tag, and the renderer's scroll-box script with what scrolls on Quarto's pages
+    and the word it says (``render/ui``)."""
+    return (f'<script src="{html.escape(relpath(BRIDGE_JS, page))}"></script>'
+            + scroll_boxes_tag(relpath(SCROLL_BOXES_JS, page), QUARTO_SCROLLERS, ui(lang)["equation"]))
 
 
 def rendered_pages(root: Path, out_dir: Path, output_files: str | None) -> set[Path] | None:
@@ -237,7 +243,8 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
         (out_dir / SEARCH_DATA).write_text("window.MLSYSIM_QUARTO_SEARCH = " + search.read_text(encoding="utf-8")
                                            .replace("</", "<\\/") + ";\n", encoding="utf-8")
     for rel, src in sorted({**additions.assets, BRIDGE_JS: ASSETS / "quarto-bridge.js",
-                            BRIDGE_CSS: ASSETS / "quarto-bridge.css"}.items()):
+                            BRIDGE_CSS: ASSETS / "quarto-bridge.css",
+                            SCROLL_BOXES_JS: RENDER_ASSETS / "scroll-boxes.js"}.items()):
         (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, out_dir / rel)
     for source, f, add, text in pages:

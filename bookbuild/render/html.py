@@ -30,7 +30,9 @@ from .pages import relpath, source_key
 from .strings import ui
 
 ASSETS = Path(__file__).parent / "assets"
-SITE_ASSETS = ("book.css", "book.js")
+SITE_ASSETS = ("book.css", "book.js", "scroll-boxes.js")
+#: what scrolls sideways on the book's pages (assets/scroll-boxes.js makes each a tab stop while it does)
+SCROLLERS = "article table, article .eq-body, article math[display='block'], article pre"
 
 
 @dataclass
@@ -261,7 +263,7 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
 {THEME_BOOT}
 <link rel="stylesheet" href="{root}assets/book.css">
 {added_styles(site, ch)}</head>
-<body data-root="{root}" data-noresults="{e(u['noresults'])}" data-equation="{e(u['equation'])}">
+<body data-root="{root}" data-noresults="{e(u['noresults'])}">
 <a class="skip-link" href="#content">{e(u['skip'])}</a>
 <header class="topbar">
 <button type="button" class="sidebar-toggle" aria-controls="sidebar" aria-expanded="false" title="{e(u['menu'])}">☰</button>
@@ -296,10 +298,17 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
 </nav>
 </div>
 {added_scripts(site, ch)}<script src="{root}search-index.js"></script>
+{scroll_boxes_tag(root + "assets/scroll-boxes.js", SCROLLERS, u["equation"])}
 <script src="{root}assets/book.js"></script>
 </body>
 </html>
 """
+
+
+def scroll_boxes_tag(src: str, scrollers: str, equation: str) -> str:
+    """The tag of ``assets/scroll-boxes.js`` (both renderers' pages): what scrolls, and the word for an equation."""
+    return (f'<script src="{html.escape(src)}" data-scrollers="{html.escape(scrollers)}" '
+            f'data-equation="{html.escape(equation)}"></script>')
 
 
 def redirect_html(site: Site, target: str) -> str:

@@ -8,34 +8,7 @@
   var root = body.getAttribute("data-root") || "";
   doc.classList.add("js");   /* CSS: what only makes sense with scripts (the explorer's live figure) */
 
-  /* a box that scrolls sideways (a table, a display equation, code) is a tab stop while it scrolls, so a
-     keyboard reader can scroll it too; the rest of the time it is not */
-  var SCROLLERS = "article table, article .eq-body, article math[display='block'], article pre";
-  function scrollBoxes() {
-    Array.prototype.forEach.call(document.querySelectorAll(SCROLLERS), function (el) {
-      var over = el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== "visible";
-      var mine = el.hasAttribute("data-scroll-box");
-      if (over && !mine && !el.hasAttribute("tabindex")) {
-        el.setAttribute("tabindex", "0");
-        el.setAttribute("data-scroll-box", "");
-        if (el.tagName !== "TABLE" && el.tagName !== "PRE") {
-          el.setAttribute("role", "group");
-          var num = el.parentNode && el.parentNode.querySelector(".eq-number");
-          var name = num ? num.textContent.trim() : body.getAttribute("data-equation");   /* render/ui/<lang>.toml */
-          if (name != null) el.setAttribute("aria-label", name);
-        }
-      } else if (!over && mine) {
-        el.removeAttribute("tabindex");
-        el.removeAttribute("data-scroll-box");
-        if (el.getAttribute("role") === "group") { el.removeAttribute("role"); el.removeAttribute("aria-label"); }
-      }
-    });
-  }
-  scrollBoxes();
-  var resizeTimer = null;
-  window.addEventListener("resize", function () { clearTimeout(resizeTimer); resizeTimer = setTimeout(scrollBoxes, 100); });
-  window.addEventListener("load", scrollBoxes);
-  document.addEventListener("mlsysim-choice-applied", scrollBoxes);
+  /* boxes that scroll sideways: assets/scroll-boxes.js (shared with the pages Quarto renders) */
 
   /* the page's contents on a phone: close the menu once a section is chosen */
   var menu = document.querySelector("details.toc-menu");
