@@ -110,35 +110,53 @@ class Warm:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self.proc: subprocess.Popen | None = None
+        self.log = None        # the worker's own stderr (what it says if it cannot start)
+        self.failure = ""
 
-    def _start(self) -> subprocess.Popen:
+    def _start(self) -> subprocess.Popen | None:
+        """A new worker, ready; None when it could not start (``self.failure`` says why, in one line)."""
+        self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         self.proc = subprocess.Popen([sys.executable, "-m", "bookbuild.worker", str(self.root), str(os.getpid())],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
                                      text=True, cwd=self.root, start_new_session=True)
         procs.register(self.proc.pid, "group")
-        first = self.proc.stdout.readline()
-        if not first:
-            raise OSError("the build's worker did not start")
-        return self.proc
+        if self.proc.stdout.readline():
+            return self.proc
+        self.stop()   # it ended before it was ready: an engine that does not import, say
+        self.log.seek(0)
+        lines = [ln.strip() for ln in self.log.read().splitlines() if ln.strip()]
+        self.failure = "bookbuild: the build's worker did not start" + (f": {lines[-1]}" if lines else "")
+        return None
 
-    def run(self, argv: list[str], started=None) -> subprocess.CompletedProcess:
-        """One build; ``started(pid)`` is called when it runs (so the caller can stop it)."""
-        for _ in range(2):
-            proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+    def _ask(self, proc: subprocess.Popen, argv: list[str]) -> dict:
+        """Send one build and read the first answer (a dead worker answers ``stale``: start another)."""
+        try:
             proc.stdin.write(json.dumps(argv) + "\n")
             proc.stdin.flush()
-            reply = json.loads(proc.stdout.readline() or '{"stale": true}')
+        except OSError:
+            return {"stale": True}
+        return json.loads(proc.stdout.readline() or '{"stale": true}')
+
+    def run(self, argv: list[str], started=None) -> subprocess.CompletedProcess:
+        """One build; ``started(pid)`` is called when it runs (so the caller can stop it). A worker that
+        cannot start, or dies, is the build's failure, in one line, never an exception."""
+        self.failure = "bookbuild: the build's worker kept restarting (the code changed while it started)"
+        for _ in range(5):   # each ``stale`` answer: the code or data changed since the worker started
+            proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+            if proc is None:
+                break
+            reply = self._ask(proc, argv)
             if reply.get("stale"):
                 self.stop()
                 continue
             if started:
                 started(reply["pid"])
-            done = json.loads(proc.stdout.readline() or '{"status": 70, "stdout": "", "stderr": ""}')
-            if not proc.stdout or proc.poll() is not None and "status" not in done:
+            done = json.loads(proc.stdout.readline() or "{}")
+            if "status" not in done:   # the worker itself died while the build ran
                 self.stop()
-            return subprocess.CompletedProcess(argv, done.get("status", 70), done.get("stdout", ""),
-                                               done.get("stderr", "bookbuild: the build's worker died\n"))
-        raise OSError("the build's worker could not start a build")
+                return subprocess.CompletedProcess(argv, 70, "", "bookbuild: the build's worker died during the build\n")
+            return subprocess.CompletedProcess(argv, done["status"], done.get("stdout", ""), done.get("stderr", ""))
+        return subprocess.CompletedProcess(argv, 1, "", self.failure + "\n")
 
     def stop(self) -> None:
         p, self.proc = self.proc, None

@@ -107,3 +107,17 @@ def test_the_preview_s_first_build_leaves_the_choices_for_the_next_and_the_next_
     assert got.keys() == cold.keys() and {k for k in got if got[k] != cold[k]} <= {".bookbuild-stamp"}
     again = build(root, *RENDER[1:], "--defer-layer")   # the choices are in the cache now: nothing deferred
     assert "deferred" not in again.stdout and "en: up to date" in again.stdout
+
+
+def test_a_worker_that_cannot_start_is_the_build_s_one_line_failure(tmp_path):
+    """An engine that does not import (an author's half-saved edit to bookbuild itself): the preview gets
+    one line and a failed build, not an exception that would end it."""
+    root = tmp_path / "book"
+    (root / "bookbuild").mkdir(parents=True)
+    (root / "bookbuild" / "__init__.py").write_text("def broken(:\n", encoding="utf-8")
+    w = Warm(root)
+    r = w.run(RENDER + ["--root", str(root)])
+    assert r.returncode == 1 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bookbuild: the build's worker did not start: SyntaxError"), lines
+    assert w.proc is None
