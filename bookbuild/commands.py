@@ -99,7 +99,8 @@ def run_build(args, command: str) -> int:
     for what in b.report.deferred:
         print(f"deferred: {what}")
     if b.report.executed or b.report.cached:
-        print(f"executed {len(b.report.executed)} chapter(s), {len(b.report.cached)} from the cache")
+        again = f" ({len(b.report.replayed)} with new prose over the same cells: none of theirs ran)" if b.report.replayed else ""
+        print(f"executed {len(b.report.executed)} chapter(s), {len(b.report.cached)} from the cache{again}")
     if command == "render":
         from .passes.render import destination
         for book in b.books:

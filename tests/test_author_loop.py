@@ -97,9 +97,33 @@ def test_prose_edit_reruns_only_that_chapter(tmp_path):
     p = root / "index.qmd"
     p.write_text(p.read_text(encoding="utf-8").replace("This book is tiny.", "This book is small."), encoding="utf-8")
     r = build(root, "--profile", "all")
-    assert executed_counts(r) == (1, 3)
+    assert executed_counts(r) == (0, 4) and "(1 with new prose over the same cells" in r.stdout
     assert "en: rendered" in r.stdout and "zh: up to date" in r.stdout
     assert "This book is small." in re.sub(r"<[^>]+>", "", (root / "_book/en/index.html").read_text(encoding="utf-8"))
+
+
+def test_prose_edit_between_cells_runs_none_and_writes_the_book_a_run_writes(tmp_path):
+    """A sentence reworded and one added, among inline values: no cell runs (the chapter is replayed
+    over its cells' last run), the page shows the new text with its values, and the book is the one
+    a --no-cache build writes; a new inline value runs the chapter."""
+    root = project(tmp_path)
+    build(root, "--profile", "all")
+    p = root / CHAPTER
+    text = p.read_text(encoding="utf-8")
+    p.write_text(text.replace("Items arrive at", "Items come in at").replace(
+        "Read @sec-appx-queue first", "Stays: `{python} Ref.stay_str` s. Read @sec-appx-queue first"), encoding="utf-8")
+    r = build(root, "--profile", "all")
+    assert executed_counts(r) == (0, 4) and "(1 with new prose over the same cells" in r.stdout
+    assert "Items come in at 2 per second and stay 30 s." in page(root) and "Stays: 30 s." in page(root)
+    replayed = tree(root / "_book")
+    build(root, "--profile", "all", "--no-cache")
+    assert tree(root / "_book") == replayed
+    p.write_text(p.read_text(encoding="utf-8").replace("at `{python} HW.bw_str` TB/s.",
+                                                       "at `{python} HW.bw_str` TB/s; items stay `{python} Ref.stay_str` s."),
+                 encoding="utf-8")
+    r = build(root, "--profile", "en")
+    assert executed_counts(r) == (1, 1)          # a value the run never read below the last cell: the chapter runs
+    assert "TB/s; items stay 30 s." in page(root)
 
 
 def test_a_data_file_a_cell_reads_is_part_of_the_key(tmp_path):

@@ -3,7 +3,8 @@
 - :func:`execute_chapter`: parse and run one chapter in this process (tests, notebooks);
 - :func:`chapter_job`: the function a pool job runs in a chapter's own process: the executed chapter
   and the project files its code read (for the cache);
-- :func:`to_json` / :func:`from_json`: an executed chapter as plain JSON data (the cache stores it so).
+- :func:`to_json` / :func:`from_json`: an executed chapter as plain JSON data (the cache stores it so);
+- :class:`Replay`: a chapter whose prose alone changed, assembled from a recorded run (:mod:`.replay`).
 """
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ from ..project import merged_metadata
 from ..source import Document, InlineUse, Origin, parse
 from .audit import record_reads
 from .limits import CellTimeout, arm, disarm
+from .replay import NotReplayable, Replay, cells_signature
 from .runner import CellInfo, ExecutedChapter, Hooks, RunOptions, Runner
 
-__all__ = ["CellInfo", "CellTimeout", "ExecutedChapter", "Hooks", "RunOptions", "Runner", "arm", "disarm",
-           "chapter_job", "execute_chapter", "from_json", "to_json"]
+__all__ = ["CellInfo", "CellTimeout", "ExecutedChapter", "Hooks", "NotReplayable", "Replay", "RunOptions",
+           "Runner", "arm", "cells_signature", "disarm", "chapter_job", "execute_chapter", "from_json", "to_json"]
 
 
 def execute_chapter(path: str | Path, root: str | Path, fig_dir: str | Path, *, md_dir: str | Path | None = None,
@@ -62,4 +64,4 @@ def from_json(d: dict[str, Any], relative_to: Path) -> ExecutedChapter:
         source=Path(d["source"]), markdown=d["markdown"], front_matter=d["front_matter"], title=d["title"],
         line_map=[Origin(f, n) for f, n in d["line_map"]], inline=[InlineUse(*u) for u in d["inline"]],
         figures=[Path(relative_to) / f for f in d["figures"]], files=list(d["files"]),
-        cells=[CellInfo(**c) for c in d["cells"]], extras=d.get("extras") or {})
+        cells=[CellInfo(**c) for c in d["cells"]], extras=d.get("extras") or {}, replay=d.get("replay") or {})

@@ -33,6 +33,8 @@ from . import display as D
 from .limits import CellTimeout, OutputCapExceeded, Outputs, arm, disarm
 
 DEFAULT_FIG_SIZE = (7.0, 5.0)   # Quarto's default fig-width/fig-height for HTML
+#: an inline expression that only reads a name or its attributes (``ServingRef.ratio_str``)
+READ = re.compile(r"^\s*[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\s*$")
 
 
 @dataclass
@@ -56,6 +58,9 @@ class ExecutedChapter:
     files: list[str]               # the chapter and every file it includes (relative)
     cells: list[CellInfo]
     extras: dict[str, Any] = field(default_factory=dict)   # what the hooks attached (JSON data)
+    #: what a prose edit needs to assemble the chapter again without running it (:mod:`.replay`): each
+    #: cell's output lines, and each inline read's value by (expression, cells run before it)
+    replay: dict[str, Any] = field(default_factory=dict)
 
     def origin(self, md_line: int) -> Origin:
         """Source file and line of a 1-based line of ``markdown``."""
@@ -119,6 +124,8 @@ class Runner:
         self._outputs: Outputs | None = None
         self.inline: list[InlineUse] = []
         self.cells: list[CellInfo] = []
+        self.blocks: list[list[str]] = []                     # each rendered cell's output lines
+        self.values: dict[tuple[str, int], str | None] = {}   # an inline read's value (None: it varied)
 
     def _display(self, *objs: Any, **kw: Any) -> None:
         if self._outputs is not None:
@@ -149,11 +156,16 @@ class Runner:
                     raise CellError(o.file, o.line, f"unsupported executable chunk {f.info}: "
                                                     "this book runs {python} chunks only")
                 if f.start in cells:
-                    out.extend((b, doc.origins[i]) for b in self._run_cell(cells[f.start], render=True))
+                    out.extend((b, doc.origins[i]) for b in self._cell_lines(cells[f.start]))
                 else:
                     out.extend(zip(doc.lines[f.start: f.end + 1], doc.origins[f.start: f.end + 1]))
                 i = f.end + 1
         return self._executed(out)
+
+    def _cell_lines(self, cell: Cell) -> list[str]:
+        lines = self._run_cell(cell, render=True)
+        self.blocks.append(lines)
+        return lines
 
     def run_cells(self, keep: Callable[[Cell], bool]) -> dict[str, Any]:
         """Run the cells ``keep`` accepts (outputs discarded, no inline values); returns the namespace."""
@@ -174,7 +186,9 @@ class Runner:
         return ExecutedChapter(
             source=Path(self.doc.path), markdown="\n".join(md_lines) + "\n", front_matter=self.doc.front_matter,
             title=str(title), line_map=line_map, inline=self.inline, figures=self.sink.written,
-            files=list(self.doc.files), cells=self.cells, extras=self.hooks.extras())
+            files=list(self.doc.files), cells=self.cells, extras=self.hooks.extras(),
+            replay={"blocks": self.blocks,
+                    "values": [[e, n, v] for (e, n), v in self.values.items() if v is not None]})
 
     @contextlib.contextmanager
     def _sandbox(self):
@@ -324,6 +338,10 @@ class Runner:
                 return m.group(0)
             expr = pm.group("expr")
             value = self._inline_value(expr, origin)
+            if READ.match(expr):   # a read gives the same value wherever it stands between the same cells
+                seen = self.values.setdefault((expr, len(self.cells)), value)
+                if seen != value:
+                    self.values[(expr, len(self.cells))] = None
             self.inline.append(InlineUse(expr, origin.file, origin.line, value))
             return self.hooks.inline(expr.strip(), value)
 

@@ -4,6 +4,11 @@ it depends on changed; writes ``_build/executed/<profile>/<chapter>.md`` and the
 A chapter's key covers its document's files (the chapter and its includes, by content), the profile,
 language and execute options, and the build's environment (whole code trees, data folders, installed
 distributions). The files its code opened while it ran are checked again on reuse.
+
+A chapter whose prose alone changed (its cells the same code and options at the same lines: a sentence
+reworded, a paragraph added below the last cell) runs no cell: the last run of the same cells, found
+by :func:`cells_key`, is replayed over the edited text (:class:`~bookbuild.execute.Replay`), and cached
+under the chapter's own key as a run would be.
 """
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ from .. import pool
 from ..book.hooks import BookHooks, preload
 from ..cache import file_digest, sha256_bytes
 from ..errors import BuildError, BuildFailed, CellError, GuardFailure
-from ..execute import RunOptions, chapter_job, from_json, to_json
+from ..execute import NotReplayable, Replay, RunOptions, cells_signature, chapter_job, from_json, to_json
 from ..project import Book
 from ..source import Document
 from .parse import code_trees
@@ -35,25 +40,64 @@ def chapter_key(build: Build, book: Book, doc: Document, kind: str = "book") -> 
     return sha256_bytes(*parts)
 
 
-def _from_cache(build: Build, key: str, out: Path):
+def cells_key(build: Build, book: Book, doc: Document) -> str:
+    """The key a chapter's last run is found by when only its prose changed (:func:`cells_signature`)."""
+    return sha256_bytes(b"cells", build.environment.encode(), book.profile.encode(), book.lang.encode(),
+                        json.dumps(book.execute_options, sort_keys=True, default=str).encode(), cells_signature(doc))
+
+
+def _lookup(build: Build, key: str):
+    """The cache entry under ``key`` (its data and folder), if every file its code read is as it was."""
     got = build.store.get_tree("exec", key)
     if got is None:
         return None
-    data, folder = got
-    if any(file_digest(build.root / rel) != d for rel, d in data["reads"].items()):
+    if any(file_digest(build.root / rel) != d for rel, d in got[0]["reads"].items()):
         build.store.misses += 1
         return None
+    return got
+
+
+def _copy_figures(data: dict, folder: Path, out: Path) -> None:
     figs = out / "figures"
     for rel in data["figures"]:
         (figs / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(folder / "figures" / rel, figs / rel)
-    return from_json(data["chapter"], figs)
 
 
-def _to_cache(build: Build, key: str, ec, reads: list[str], figs: Path) -> None:
+def _from_cache(build: Build, key: str, out: Path):
+    """The executed chapter cached under ``key``, its figures copied into ``out``."""
+    got = _lookup(build, key)
+    if got is None:
+        return None
+    _copy_figures(*got, out)
+    return from_json(got[0]["chapter"], out / "figures")
+
+
+def _to_cache(build: Build, book: Book, doc: Document, key: str, ec, reads: list[str], figs: Path,
+              replayable: bool = True) -> None:
+    """Cache ``ec`` under ``key``; ``replayable``: the last run of its cells (:func:`cells_key`)."""
     data = {"chapter": to_json(ec, figs), "reads": {r: file_digest(build.root / r) for r in sorted(set(reads))},
             "figures": [Path(f).relative_to(figs).as_posix() for f in ec.figures]}
     build.store.put_tree("exec", key, data, {f"figures/{r}": figs / r for r in data["figures"]})
+    if replayable:
+        build.store.put_json("cells", cells_key(build, book, doc), {"chapter": key})
+
+
+def _replayed(build: Build, book: Book, doc: Document, key: str, out: Path):
+    """The chapter assembled from the last run of the same cells (its prose alone changed), or None."""
+    last = build.store.get_json("cells", cells_key(build, book, doc))
+    got = _lookup(build, last["chapter"]) if isinstance(last, dict) and isinstance(last.get("chapter"), str) else None
+    if got is None:
+        return None
+    recorded = from_json(got[0]["chapter"], out / "figures")
+    opts = _job(build, book, doc, out).args[1]
+    try:
+        ec = Replay(doc, opts, BookHooks(build.root, cache_folder=build.settings.cache_folder), recorded).chapter()
+    except (NotReplayable, BuildError):   # a new inline value, or one that fails: the run says so
+        return None
+    _copy_figures(*got, out)
+    _to_cache(build, book, doc, key, ec, list(got[0]["reads"]), out / "figures")
+    return ec
 
 
 def _job(build: Build, book: Book, doc: Document, out: Path, raise_guards: bool = True) -> pool.Job:
@@ -109,6 +153,10 @@ def _plan(build: Build, results: dict, keys: dict, errors: list) -> list[pool.Jo
             hit = _from_cache(build, keys[name], out)
             if hit is None and build.facts:
                 hit = _from_cache(build, chapter_key(build, book, doc, "facts"), out)
+            if hit is None:
+                hit = _replayed(build, book, doc, keys[name], out)
+                if hit is not None:
+                    build.report.replayed.append(name)
             if hit is not None:
                 results[name] = hit
                 build.report.cached.append(name)
@@ -123,15 +171,16 @@ def _run_jobs(build: Build, jobs: list[pool.Job], keys: dict, results: dict, err
     ran = pool.run(jobs, build.settings.width)
     for job in jobs:
         r = ran[job.key]
+        book = next(b for b in build.books if b.profile == job.key.split(":", 1)[0])
         if isinstance(r, tuple):
             ec, reads = r
             results[job.key] = ec
-            _to_cache(build, keys[job.key], ec, reads, build.executed_dir(job.key.split(":", 1)[0]) / "figures")
+            _to_cache(build, book, job.args[0], keys[job.key], ec, reads, build.executed_dir(book.profile) / "figures",
+                      replayable=job.args[2].keywords.get("raise_guards", True))   # a chapter kept for diff: not
             build.report.executed.append(job.key)
             continue
         err = failure(r, job, build.root, build.settings.cell_timeout)
         if build.facts and isinstance(err, GuardFailure) and job.key not in again:
-            book = next(b for b in build.books if b.profile == job.key.split(":", 1)[0])
             doc = job.args[0]
             keys[job.key] = chapter_key(build, book, doc, "facts")
             again.append(_job(build, book, doc, build.executed_dir(book.profile), raise_guards=False))

@@ -24,6 +24,7 @@ DUPLICATE = re.compile(r"Duplicate identifier '([^']+)' at line (\d+)")
 class Report:
     executed: list[str] = field(default_factory=list)     # "profile:path" that really ran
     cached: list[str] = field(default_factory=list)       # "profile:path" served from the cache
+    replayed: list[str] = field(default_factory=list)     # of those, a prose edit over its cells' last run
     rendered: list[str] = field(default_factory=list)     # profiles whose book was replaced
     up_to_date: list[str] = field(default_factory=list)   # profiles whose book was already current
     notes: list[str] = field(default_factory=list)        # one line each (a discarded cache entry, ...)
