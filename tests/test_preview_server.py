@@ -1,0 +1,60 @@
+"""The preview's server: pages fresh every time, every other file revalidated by the digest of its bytes."""
+from __future__ import annotations
+
+import hashlib
+import threading
+import urllib.error
+import urllib.request
+from http.server import ThreadingHTTPServer
+
+import pytest
+
+from bookbuild.preview import State, make_handler
+
+
+@pytest.fixture
+def served(tmp_path):
+    (tmp_path / "index.html").write_text("<html><body><p>Hi</p></body></html>", encoding="utf-8")
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "plotly.js").write_text("var plotly = 1;", encoding="utf-8")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(tmp_path, State()))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def get(url: str, etag: str | None = None):
+    req = urllib.request.Request(url, headers={"If-None-Match": etag} if etag else {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:   # urllib raises for a 304
+        return e.code, dict(e.headers), e.read()
+
+
+def test_a_file_is_answered_not_modified_while_its_bytes_are_the_same(served):
+    folder, url = served
+    status, headers, body = get(url + "/assets/plotly.js")
+    assert status == 200 and body == b"var plotly = 1;"
+    assert headers["ETag"] == '"' + hashlib.blake2b(b"var plotly = 1;", digest_size=16).hexdigest() + '"'
+    assert headers["Cache-Control"] == "no-cache"          # kept, but asked for again on every use
+    status, _, body = get(url + "/assets/plotly.js", headers["ETag"])
+    assert status == 304 and body == b""
+    # a rebuild that rewrites the file with the same length and within the same second: new bytes, new tag
+    (folder / "assets" / "plotly.js").write_text("var plotly = 2;", encoding="utf-8")
+    status, again, body = get(url + "/assets/plotly.js", headers["ETag"])
+    assert status == 200 and body == b"var plotly = 2;" and again["ETag"] != headers["ETag"]
+
+
+def test_a_page_is_never_kept_and_carries_the_reload_script(served):
+    _, url = served
+    status, headers, body = get(url + "/index.html")
+    assert status == 200 and headers["Cache-Control"] == "no-store" and "ETag" not in headers
+    assert b'id="bookbuild-preview"' in body
+
+
+def test_a_missing_file_is_still_a_404(served):
+    _, url = served
+    assert get(url + "/assets/none.js")[0] == 404
