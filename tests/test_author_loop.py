@@ -126,6 +126,21 @@ def test_prose_edit_between_cells_runs_none_and_writes_the_book_a_run_writes(tmp
     assert "TB/s; items stay 30 s." in page(root)
 
 
+def test_a_cached_page_body_follows_its_bibliography(tmp_path):
+    """Each page's body is cached by everything it reads (render/html.fragment_key): an edited entry of
+    the bibliography, every chapter unchanged, reaches the pages that cite it."""
+    root = project(tmp_path)
+    build(root, "--profile", "en", "--formats", "html")
+    home = root / "_book" / "en" / "index.html"
+    assert "Operations Research" in home.read_text(encoding="utf-8")
+    bib = root / "refs.bib"
+    bib.write_text(bib.read_text(encoding="utf-8").replace("Operations Research", "Operations Review"), encoding="utf-8")
+    r = build(root, "--profile", "en", "--formats", "html")
+    assert executed_counts(r) == (0, 2)
+    text = home.read_text(encoding="utf-8")
+    assert "Operations Review" in text and "Operations Research" not in text
+
+
 def test_a_data_file_a_cell_reads_is_part_of_the_key(tmp_path):
     """A file no include names, opened by a cell: recorded while the chapter ran, checked on reuse."""
     root = project(tmp_path)

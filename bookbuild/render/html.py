@@ -13,6 +13,7 @@ runs WebAssembly (live mode) also allows compiling it (``'wasm-unsafe-eval'``), 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import json
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-from ..cache import file_digest, sha256_bytes
+from ..cache import file_digest, sha256_bytes, tree_digest
 from .additions import Additions, check_policy
 from .filters import Chapter, Context, transform
 from .pages import relpath, source_key
@@ -62,13 +63,42 @@ def citeproc_lang(lang: str) -> str:
     return {"en": "en-US", "zh": "zh-CN"}.get(lang, lang)
 
 
+@functools.lru_cache(maxsize=1)
+def engine_digest() -> str:
+    """The code a fragment is made by: the whole engine (the filters, the index, the AST helpers)."""
+    return tree_digest(Path(__file__).resolve().parents[1], (".py", ".toml"))
+
+
+def fragment_key(site: Site, ch: Chapter) -> str:
+    """Everything :func:`chapter_fragment` reads: the engine, pandoc, the format and language, the words
+    for numbers, the book's index and chapters (references point into them), the bibliography's keys and
+    citeproc's arguments and files (by content), and the chapter's own AST."""
+    c = site.ctx
+    files = [c.cite_args[i + 1] for i, a in enumerate(c.cite_args[:-1]) if a in ("--bibliography", "--csl")]
+    book = json.dumps([c.fmt, c.lang, c.prefixes, c.index.to_json(), sorted(c.bib_keys or []), c.bib_keys is None,
+                       list(c.cite_args), [file_digest(f) for f in files], [[x.index, x.source, x.page, x.appendix, x.number, x.title, x.label,
+                                            x.headings] for x in c.chapters]], sort_keys=True, default=str)
+    return sha256_bytes(b"fragment", engine_digest().encode(), c.pandoc.identity.encode(), book.encode("utf-8"),
+                        ch.source.encode(), json.dumps(ch.ast, sort_keys=True).encode("utf-8"))
+
+
 def chapter_fragment(site: Site, ch: Chapter) -> str:
+    """The chapter's HTML body (the AST filters, then pandoc), from the cache when nothing it reads
+    changed (:func:`fragment_key`); sets ``ch.cited`` as the filters do."""
+    key = fragment_key(site, ch) if site.store is not None and site.store.enabled else None
+    hit = site.store.get_json("fragment", key) if key else None
+    if isinstance(hit, dict) and isinstance(hit.get("html"), str) and isinstance(hit.get("cited"), list):
+        ch.cited = hit["cited"]
+        return hit["html"]
     ast = transform(site.ctx, ch)
     ast["meta"] = {}
     args = ["-f", "json", "-t", "html5", "--mathml", "--wrap=none", "-M", f"lang={citeproc_lang(site.lang)}"]
     if ch.cited:
         args += [*site.ctx.cite_args, "-M", "link-citations=true"]
-    return site.ctx.pandoc.run(args, json.dumps(ast), ch.source)
+    body = site.ctx.pandoc.run(args, json.dumps(ast), ch.source)
+    if key:
+        site.store.put_json("fragment", key, {"html": body, "cited": ch.cited})
+    return body
 
 
 def nav_label(ch: Chapter) -> str:
