@@ -42,6 +42,9 @@ class CheckContext:
 class Check:
     name: str
     run: Callable[[CheckContext], list[BuildError]]
+    #: the chapters the check reads, for a check that reads only some (the Chinese books' typography): its
+    #: pass is then kept while their documents and the files it opened are unchanged (passes/verify.py)
+    chapters: Callable[[CheckContext], list[str]] | None = None
 
 
 def _where(ec: ExecutedChapter, needle: str) -> tuple[str, int | None]:

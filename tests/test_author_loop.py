@@ -141,6 +141,28 @@ def test_a_cached_page_body_follows_its_bibliography(tmp_path):
     assert "Operations Review" in text and "Operations Research" not in text
 
 
+def test_the_chinese_typography_is_not_checked_again_for_an_english_edit_and_is_for_a_chinese_one(tmp_path):
+    """A check that names the chapters it reads (the typography of the Chinese books) is kept on its own:
+    an English edit is checked without it, a Chinese edit runs it and its error is found."""
+    root = project(tmp_path)
+    (root / "notes").mkdir()
+    shutil.copyfile(ROOT / "notes" / "glossary.toml", root / "notes" / "glossary.toml")
+    zh = root / "index.zh.qmd"
+    zh.write_text(zh.read_text(encoding="utf-8").replace("Little 定律", "利特尔定律"), encoding="utf-8")
+    kept = root / "_build" / "cache" / "check"
+    build(root, "--profile", "all", cmd="check")
+    assert len(list(kept.rglob("*"))) == 2                      # one entry (and its folder)
+    en = root / CHAPTER
+    en.write_text(en.read_text(encoding="utf-8").replace("Items arrive at", "Items come in at"), encoding="utf-8")
+    build(root, "--profile", "all", cmd="check")
+    assert len(list(kept.rglob("*"))) == 2                      # the same entry served it
+    ch = root / "appendix" / "ref.zh.qmd"
+    ch.write_text(ch.read_text(encoding="utf-8").replace("每秒到达", "每秒（约 10:15am）到达"), encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "bookbuild", "check", "--root", str(root), "--profile", "all"],
+                       cwd=root, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1 and "appendix/ref.zh.qmd:5: typography (time)" in r.stderr, r.stderr
+
+
 def test_a_data_file_a_cell_reads_is_part_of_the_key(tmp_path):
     """A file no include names, opened by a cell: recorded while the chapter ran, checked on reuse."""
     root = project(tmp_path)

@@ -50,9 +50,18 @@ def translations(ctx: CheckContext) -> list[BuildError]:
     return check_translations(ctx.root, ctx.all_books, text_of)
 
 
+def _chinese_books(ctx: CheckContext) -> list:
+    return [b for b in ctx.all_books if str(b.lang).lower().startswith("zh")]
+
+
+def typography_chapters(ctx: CheckContext) -> list[str]:
+    """What :func:`typography` reads of the book: the Chinese books' chapters."""
+    return [ch.path.as_posix() for b in _chinese_books(ctx) for ch in b.chapters]
+
+
 def typography(ctx: CheckContext) -> list[BuildError]:
     """Over the Chinese books' chapters (and the cells they include), the library's strings, the hover names."""
-    zh = [b for b in ctx.all_books if str(b.lang).lower().startswith("zh")]
+    zh = _chinese_books(ctx)
     if not zh:
         return []
     try:
@@ -75,4 +84,4 @@ def typography(ctx: CheckContext) -> list[BuildError]:
 
 
 BOOK_CHECKS = [Check("lint", lint), Check("unused", unused), Check("translations", translations),
-               Check("typography", typography)]
+               Check("typography", typography, typography_chapters)]
