@@ -183,7 +183,7 @@ class Preview:
 
 
 def _slow_when_flagged(world, flag: Path, started: Path, seconds: int) -> None:
-    world.append(CHAPTER, "\n```{python}\n#| label: calc-slow\nimport pathlib, time\n"
+    world.append(CHAPTER, "\n```{python}\n#| label: calc-slow\nimport pathlib, time\nedit = 0\n"
                           f"if pathlib.Path({str(flag)!r}).exists():\n"
                           f"    pathlib.Path({str(started)!r}).write_text('x')\n    time.sleep({seconds})\n```\n")
 
@@ -195,9 +195,9 @@ def test_an_edit_saved_during_a_rebuild_is_built(world, reaper):
     pv = Preview(world)
     try:
         flag.write_text("x")
-        world.edit(CHAPTER, "Items arrive at", "Items first arrive at")
+        world.edit(CHAPTER, "edit = 0", "edit = 1")   # a cell edited: the chapter runs (prose alone runs no cell)
         wait_for(started.exists, 60, "the rebuild to start")
-        world.edit(CHAPTER, "Items first arrive at", "Items then arrive at")   # saved while it runs
+        world.edit(CHAPTER, "Items arrive at", "Items then arrive at")   # saved while it runs
         flag.unlink()
         wait_for(lambda: "Items then arrive at" in pv.page("appendix/ref.html"), 120, "the second edit's build")
     finally:
@@ -212,7 +212,7 @@ def test_sigterm_to_the_preview_during_a_rebuild_leaves_no_build_behind(world, r
     pv = Preview(world)
     before = tree(world.root / "_book")
     flag.write_text("x")
-    world.edit(CHAPTER, "Items arrive at", "Items now arrive at")
+    world.edit(CHAPTER, "edit = 0", "edit = 1")   # a cell edited: the chapter runs
     wait_for(started.exists, 60, "the rebuild to start")
     code, out, err = pv.stop(signal.SIGTERM)
     assert code == 0 and "preview: stopped" in out and "Traceback" not in err, err
