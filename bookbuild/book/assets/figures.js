@@ -1,7 +1,11 @@
 /* The book's interactive figures: every div.mlsysim-plot holds its plotly figure as JSON (written at
    build time by mlsysim.figures); this script draws them with the book's own plotly.js (assets/vendor),
    and restyles them when the reader switches the page between light and dark themes.
-   Nothing is computed here: the data are the build's. */
+   Nothing is computed here: the data are the build's.
+   The figures are drawn one per task once the page is read in, those in or near the window first, so
+   the text and the reader's controls never wait for plotly (drawing the appendix's figures takes about
+   a second on a laptop, several on a phone); a figure that live mode redraws before its turn is drawn
+   once, with the new data. Each drawn figure says so: data-ready="1". */
 (function () {
   "use strict";
   if (!window.Plotly) {
@@ -63,18 +67,30 @@
     L.meta = L.meta || {}; L.meta.theme = t;
     return fig;
   }
-  function draw(el) {
-    var node = el.querySelector("script.mlsysim-plot-json");
-    if (!node) return;
-    var spec = JSON.parse(node.textContent);
-    el._mlsysimSpec = spec;
-    var fig = themed(spec, theme());
-    el.style.minHeight = "";
-    return Plotly.newPlot(el, fig.data, fig.layout, config(spec)).then(function () {
+  /* the figure's spec: the one it was last drawn with, else the build's (its JSON script) */
+  function spec(el) {
+    if (!el._mlsysimSpec) {
+      var node = el.querySelector("script.mlsysim-plot-json");
+      if (!node) return null;
+      el._mlsysimSpec = JSON.parse(node.textContent);
+    }
+    return el._mlsysimSpec;
+  }
+  function drawn(el, promise) {
+    el._mlsysimDrawn = promise.then(function () {
       el.setAttribute("data-theme", theme());
       el.setAttribute("data-ready", "1");
       follow(el);
     });
+    return el._mlsysimDrawn;
+  }
+  function draw(el) {
+    if (el._mlsysimDrawn) return el._mlsysimDrawn;
+    var s = spec(el);
+    if (!s) return null;
+    var fig = themed(s, theme());
+    el.style.minHeight = "";
+    return drawn(el, Plotly.newPlot(el, fig.data, fig.layout, config(s)));
   }
   /* a figure follows its own box, not only the window (plotly's "responsive" watches the window): a box
      that narrows (a flex row, the sidebar, a phone turned) redraws the figure at its width */
@@ -102,23 +118,40 @@
     return c;
   }
   /* redraw one figure with new data of the same shape (the explorer swaps precomputed arrays) */
-  function update(el, spec) {
-    el._mlsysimSpec = spec;
-    var fig = themed(spec, theme());
-    return Plotly.react(el, fig.data, fig.layout, config(spec));
+  function update(el, s) {
+    el._mlsysimSpec = s;
+    var fig = themed(s, theme());
+    el.style.minHeight = "";
+    var p = Plotly.react(el, fig.data, fig.layout, config(s));
+    if (!el._mlsysimDrawn) drawn(el, p);
+    return p;
   }
   function restyleAll() {
     var t = theme();
     Array.prototype.forEach.call(document.querySelectorAll(".mlsysim-plot"), function (el) {
-      if (!el._mlsysimSpec || el.getAttribute("data-theme") === t) return;
+      if (!el._mlsysimDrawn || el.getAttribute("data-theme") === t) return;   /* not drawn yet: drawn in t */
       var fig = themed(el._mlsysimSpec, t);
       Plotly.react(el, fig.data, fig.layout, config(el._mlsysimSpec)).then(function () {
         el.setAttribute("data-theme", t);
       });
     });
   }
-  window.mlsysimFigures = { draw: draw, update: update, themed: themed };
-  Array.prototype.forEach.call(document.querySelectorAll(".mlsysim-plot"), draw);
+  window.mlsysimFigures = { draw: draw, update: update, themed: themed, spec: spec };
+  /* in or near the window first (a stable sort keeps the page's order otherwise), one per task */
+  var vh = window.innerHeight || 800;
+  var queue = Array.prototype.slice.call(document.querySelectorAll(".mlsysim-plot")).map(function (el, i) {
+    var r = el.getBoundingClientRect();
+    return { el: el, near: r.bottom > -vh && r.top < 2 * vh ? 0 : 1, i: i };
+  }).sort(function (a, b) { return a.near - b.near || a.i - b.i; });
+  function next() {
+    var item = queue.shift();
+    if (!item) return;
+    var p = null, go = function () { setTimeout(next, 0); };
+    try { p = draw(item.el); } catch (e) { p = null; }   /* one figure that cannot be drawn stops no other */
+    if (p && p.then) p.then(go, go); else go();
+  }
+  function start() { setTimeout(next, 0); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
   if ("MutationObserver" in window) {
     new MutationObserver(restyleAll).observe(doc, { attributes: true, attributeFilter: ["data-theme"] });
   }

@@ -253,8 +253,8 @@
     var done = [];
     Object.keys(figs).forEach(function (key) {
       var div = document.querySelector('.mlsysim-plot[data-figure="' + key + '"]');
-      if (!div || !window.mlsysimFigures || !div._mlsysimSpec) return;
-      var old = div._mlsysimSpec;
+      var old = div && window.mlsysimFigures && window.mlsysimFigures.spec(div);   /* drawn or not yet */
+      if (!old) return;
       window.mlsysimFigures.update(div, { data: figs[key].data, layout: figs[key].layout, config: old.config, dark: old.dark });
       done.push(key);
     });
