@@ -40,8 +40,9 @@ def _jobs(build: Build, doc, choices: list[dict], key: str, profile: str) -> lis
             for i in range(0, len(choices), n)]
 
 
-def compute(build: Build, wanted: list) -> dict[str, list]:
-    """Every choice for each chapter of ``wanted`` ((book, chapter, document) triples), by variant key."""
+def compute(build: Build, wanted: list) -> dict[tuple[str, str], tuple[str, list]]:
+    """Every choice for each chapter of ``wanted`` ((book, chapter, document) triples): its variant key
+    and results, by (profile, chapter)."""
     choices = V.choices(data_dir(build))
     keyed, pending, profiles = {}, {}, {}
     for book, ch, doc in wanted:
@@ -56,7 +57,7 @@ def compute(build: Build, wanted: list) -> dict[str, list]:
     todo = {k: d for k, d in pending.items() if not isinstance(d, list)}
     if todo and build.settings.defer_layer:   # the preview shows the text first; the choices come next build
         build.report.deferred.append(f"the reader's choices ({len(todo) * len(choices)}): not computed in this build")
-        return {where: pending[k] for where, k in keyed.items() if k not in todo}
+        return {where: (k, pending[k]) for where, k in keyed.items() if k not in todo}
     jobs = [j for k, d in todo.items() for j in _jobs(build, d, choices, k, profiles[k])]
     if jobs:
         preload(build.root, None)
@@ -70,7 +71,24 @@ def compute(build: Build, wanted: list) -> dict[str, list]:
             pending[k] = [r for _, batch in parts for r in batch]
             build.store.put_json("variants", k, pending[k])
         build.report.executed.append(f"variants ({len(todo) * len(choices)} choices)")
-    return {where: pending[k] for where, k in keyed.items()}
+    return {where: (k, pending[k]) for where, k in keyed.items()}
+
+
+def compacted(build: Build, variant_key: str, results: list, ec) -> dict:
+    """The page's data for one chapter (:func:`bookbuild.book.variants.compact`), cached by its inputs:
+    the choices' results (by their key), the chapter's reference values, guard map and explanations (a
+    prose edit changes none of them, so the 70 choices' explanations are not packed again)."""
+    reference = {u.expr.strip(): u.value for u in ec.inline}
+    guard_map, provenance = ec.extras.get("guard_map"), ec.extras.get("provenance") or {}
+    key = sha256_bytes(b"compact", build.environment.encode(), variant_key.encode(), json.dumps(
+        [reference, guard_map, provenance], sort_keys=True, default=str).encode("utf-8")) if build.store.enabled else ""
+    hit = build.store.get_json("compact", key) if key else None
+    if isinstance(hit, dict):
+        return hit
+    out = V.compact(results, reference, guard_map, provenance)
+    if key:
+        build.store.put_json("compact", key, out)
+    return out
 
 
 def live_runtime(build: Build) -> dict:
@@ -103,11 +121,8 @@ def run(build: Build) -> None:
     for book in build.books:
         chapters = []
         for ch, ec in zip(book.chapters, build.executed[book.profile]):
-            data = results.get((book.profile, ch.path.as_posix()))
-            compact = None
-            if data is not None:
-                reference = {u.expr.strip(): u.value for u in ec.inline}
-                compact = V.compact(data, reference, ec.extras.get("guard_map"), ec.extras.get("provenance") or {})
+            got = results.get((book.profile, ch.path.as_posix()))
+            compact = compacted(build, *got, ec) if got is not None else None
             chapters.append((ch.path.as_posix(), ec.markdown, ec.extras.get("provenance") or {}, compact))
         build.additions[book.profile] = out = reader.additions(book.lang, chapters, live_data(build, book, runtime))
         out.write(build.executed_dir(book.profile))
