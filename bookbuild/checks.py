@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from .bibliography import Bibliography
 from .errors import BuildError, CitationError, XrefError
@@ -31,6 +31,20 @@ class CheckContext:
     ast: Callable[[str, str], dict]             # (profile, chapter source) -> pandoc AST
     index: dict[str, Index]                     # by profile
     bibliographies: dict[str, Bibliography] = field(default_factory=dict)   # by profile
+    #: (kind, inputs, compute) -> compute()'s JSON result, kept in the build's content cache under the
+    #: inputs (bytes; the environment is in every key; a None result is not kept): a check's work over one
+    #: document
+    memo: Callable[[str, list[bytes], Callable[[], Any]], Any] = field(default=lambda kind, parts, compute: compute())
+
+    def unless_passed(self, kind: str, parts: list[bytes], run: Callable[[], list[BuildError]]) -> list[BuildError]:
+        """``run()``'s errors, or none when it passed over the same inputs before (a pass is kept, never
+        an error: what fails is checked, and said, again)."""
+        if self.memo(kind, parts, lambda: None) == "passed":
+            return []
+        errors = run()
+        if not errors:
+            self.memo(kind, parts, lambda: "passed")
+        return errors
 
     def text_of(self, rel: str) -> str | None:
         """A chapter's text as written, from its parsed document (None when no profile lists it)."""

@@ -200,6 +200,29 @@ def changed_since(before: dict[Path, tuple[int, int]], files: list[Path], starte
     return {f: before[f] if f in before else (now[f] if 0 <= now[f][0] < started_ns else (0, -2)) for f in files}
 
 
+def send_revalidated(handler: SimpleHTTPRequestHandler, target: Path) -> bool:
+    """Send a file of the book with the digest of its bytes as its ETag, or "not modified" when the browser
+    holds those bytes (see the module's docstring); False when it cannot be read (the server says why)."""
+    try:
+        data = target.read_bytes()
+    except OSError:
+        return False
+    tag = '"' + hashlib.blake2b(data, digest_size=16).hexdigest() + '"'
+    handler.caching = "no-cache"
+    if tag in [t.strip() for t in handler.headers.get("If-None-Match", "").split(",")]:
+        handler.send_response(HTTPStatus.NOT_MODIFIED)
+        handler.send_header("ETag", tag)
+        handler.end_headers()
+        return True
+    handler.send_response(HTTPStatus.OK)
+    handler.send_header("Content-Type", handler.guess_type(str(target)))
+    handler.send_header("Content-Length", str(len(data)))
+    handler.send_header("ETag", tag)
+    handler.end_headers()
+    handler.wfile.write(data)
+    return True
+
+
 def make_handler(book_dir: Path, state: State):
     class Handler(SimpleHTTPRequestHandler):
         def __init__(self, *a, **kw):
@@ -227,29 +250,9 @@ def make_handler(book_dir: Path, state: State):
                 return self._page(target)
             if not book_dir.is_dir():
                 return self._page(None)
-            if target.is_file():
-                return self._file(target)
+            if target.is_file() and send_revalidated(self, target):
+                return None
             return super().do_GET()
-
-        def _file(self, target: Path):
-            """A file of the book, revalidated by the digest of its bytes (see the module's docstring)."""
-            try:
-                data = target.read_bytes()
-            except OSError:
-                return super().do_GET()
-            tag = '"' + hashlib.blake2b(data, digest_size=16).hexdigest() + '"'
-            self.caching = "no-cache"
-            if tag in [t.strip() for t in self.headers.get("If-None-Match", "").split(",")]:
-                self.send_response(HTTPStatus.NOT_MODIFIED)
-                self.send_header("ETag", tag)
-                self.end_headers()
-                return
-            self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", self.guess_type(str(target)))
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("ETag", tag)
-            self.end_headers()
-            self.wfile.write(data)
 
         def _json(self, obj):
             data = json.dumps(obj).encode()

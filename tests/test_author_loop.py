@@ -163,6 +163,18 @@ def test_the_chinese_typography_is_not_checked_again_for_an_english_edit_and_is_
     assert r.returncode == 1 and "appendix/ref.zh.qmd:5: typography (time)" in r.stderr, r.stderr
 
 
+def test_a_typed_number_added_by_a_prose_edit_is_caught_by_the_kept_checks(tmp_path):
+    """A prose edit is replayed and the lint of its file was kept while it passed: the edited file is
+    linted again, and its typed number fails the build."""
+    root = project(tmp_path)
+    build(root, "--profile", "en", cmd="check")
+    p = root / CHAPTER
+    p.write_text(p.read_text(encoding="utf-8").replace("Items arrive at", "Items (42 GB/s) arrive at"), encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "bookbuild", "check", "--root", str(root), "--profile", "en"],
+                       cwd=root, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1 and "appendix/ref.qmd:5: typed number '42' in prose" in r.stderr, r.stderr
+
+
 def test_a_data_file_a_cell_reads_is_part_of_the_key(tmp_path):
     """A file no include names, opened by a cell: recorded while the chapter ran, checked on reuse."""
     root = project(tmp_path)

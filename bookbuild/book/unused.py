@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 from ..errors import UnusedStrError
+from ..execute import cells_signature
 from ..source import Document
 
 
@@ -57,12 +58,26 @@ def _class_strs(node: ast.ClassDef, file: str) -> list[StrAttr]:
     return out
 
 
-def unused_strs(profiles: list[str], docs: Iterable[Document], localized: dict[str, str]) -> list[UnusedStrError]:
+def kept_cell_facts(doc: Document, memo: Callable | None) -> tuple[list[StrAttr], set[str]]:
+    """:func:`cell_facts`, kept by ``memo`` (:attr:`bookbuild.checks.CheckContext.memo`) under the cells'
+    signature: a prose edit does not parse every cell again."""
+    if memo is None:
+        return cell_facts(doc)
+
+    def facts() -> dict[str, Any]:
+        strs, refs = cell_facts(doc)
+        return {"strs": [[s.cls, s.attr, s.file, s.line] for s in strs], "refs": sorted(refs)}
+    got = memo("cell-facts", [cells_signature(doc)], facts)
+    return [StrAttr(*s) for s in got["strs"]], set(got["refs"])
+
+
+def unused_strs(profiles: list[str], docs: Iterable[Document], localized: dict[str, str],
+                memo: Callable | None = None) -> list[UnusedStrError]:
     """``localized``: English attribute -> the attribute the other language quotes in its place."""
     defined: dict[str, StrAttr] = {}
     used: set[str] = set()
     for doc in docs:
-        strs, refs = cell_facts(doc)
+        strs, refs = kept_cell_facts(doc, memo)
         for s in strs:
             defined.setdefault(s.name, s)
         used.update(u.expr.strip() for u in doc.inline)

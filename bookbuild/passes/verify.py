@@ -56,11 +56,25 @@ def _skip(build: Build) -> list:
     return [build.root / "_build", build.root / "_book", build.root / ".venv"]
 
 
+def memo(build: Build, kind: str, parts: list[bytes], compute):
+    """:attr:`CheckContext.memo` over the build's content cache."""
+    if not build.store.enabled:
+        return compute()
+    key = sha256_bytes(b"check-memo", kind.encode(), build.environment.encode(), *parts)
+    hit = build.store.get_json("check-" + kind, key)
+    if hit is not None:
+        return hit
+    out = compute()
+    if out is not None:
+        build.store.put_json("check-" + kind, key, out)
+    return out
+
+
 def context(build: Build) -> CheckContext:
     for book in build.books:
         build.bibliographies[book.profile] = bibliography.read(build.pandoc, build.root, book.bibliography)
     return CheckContext(build.root, build.books, build.all_books, build.documents, build.executed, build.ast,
-                        build.index, build.bibliographies)
+                        build.index, build.bibliographies, memo=lambda kind, parts, compute: memo(build, kind, parts, compute))
 
 
 def run(build: Build) -> None:
