@@ -19,7 +19,7 @@ def served(tmp_path):
     (tmp_path / "assets" / "plotly.js").write_text("var plotly = 1;", encoding="utf-8")
     server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(tmp_path, State()))
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
