@@ -103,3 +103,15 @@ def test_callouts_and_references_speak_the_books_language():
 def test_an_unresolved_reference_or_citation_is_one_error():
     with pytest.raises(RenderError, match=r"unresolved: @sec-nowhere, \[@nobody2020\] \(not in the bibliography\)"):
         render(source="# A {#sec-a}\n\nSee @sec-nowhere [@nobody2020].\n")
+
+
+def test_iter_elements_is_document_order_parents_first():
+    """A hand-made AST: a paragraph holding emphasis, a div with a list, metadata maps walked through."""
+    ast = {"blocks": [
+        {"t": "Para", "c": [{"t": "Str", "c": "a"}, {"t": "Emph", "c": [{"t": "Str", "c": "b"}]}]},
+        {"t": "Div", "c": [["d", [], []], [{"t": "BulletList", "c": [[{"t": "Plain", "c": [{"t": "Str", "c": "c"}]}]]}]]},
+        {"t": "HorizontalRule"}],
+        "meta": {"title": {"t": "MetaInlines", "c": [{"t": "Str", "c": "T"}]}}}
+    seen = [e["t"] + (":" + e["c"] if isinstance(e.get("c"), str) else "") for e in A.iter_elements(ast)]
+    assert seen == ["Para", "Str:a", "Emph", "Str:b", "Div", "BulletList", "Plain", "Str:c", "HorizontalRule",
+                    "MetaInlines", "Str:T"]
