@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run every test (mlsysim, chapters in both languages, golden numbers, renders, browser).
+# Run every test (mlsysim, chapters in both languages, golden numbers, renders, browser), spread over
+# every core (pytest-xdist; each test keeps its own folders, ports and processes). `-n 0` runs them in turn.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/python -m pytest -q "$@"
+.venv/bin/python -m pytest -q -n auto "$@"
