@@ -113,8 +113,9 @@ def rendered_book(tmp_path_factory) -> Path:
 
 
 #: fixtures that build or open the whole book: a test using one (directly or through another fixture) is in
-#: the ``book`` tier; the fast tier is ``pytest -m "not book"``
-BOOK_FIXTURES = frozenset({"rendered_book", "executed_appendix", "browser"})
+#: the ``book`` tier; the fast tier is ``pytest -m "not book"`` (``world``: a copy of the tiny book that its
+#: tests render, HTML and PDF)
+BOOK_FIXTURES = frozenset({"rendered_book", "executed_appendix", "browser", "world"})
 #: test files whose tests run builds of a book, Node, a browser or signalled processes (seconds each)
 BOOK_MODULES = frozenset({
     "test_translation", "test_hostile_engine", "test_hostile_processes", "test_hostile_inputs", "test_mutations",
