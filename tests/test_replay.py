@@ -101,3 +101,16 @@ def test_the_signature_covers_each_cell_s_code_options_and_place(tmp_path):
                                '```{python}\n#| echo: true\nclass A:\n    x_str = "two"')) != base   # options
     assert sig(CHAPTER.replace("# Tiny {#sec-tiny}\n", "# Tiny {#sec-tiny}\n\nA new line.\n")) != base  # lines moved
     assert sig(CHAPTER.replace("title: Tiny", "title: Small")) != base                  # front matter
+
+
+@pytest.mark.parametrize("replay", [
+    {}, {"blocks": [["x"]], "values": []}, {"blocks": "no", "values": []},
+    {"blocks": [[""], [""]], "values": [["A.x_str", "1", "one"]]}, {"blocks": [[""], [1]], "values": []},
+    {"blocks": [[""], [""]], "values": [["A.x_str", 1]]},
+], ids=["empty", "a block short", "not a list", "a count that is text", "a line that is a number", "a pair"])
+def test_a_recording_of_another_shape_is_not_replayed(tmp_path, replay):
+    """What the cache holds is checked before it is used: a recording of any other shape runs the chapter."""
+    _, first = _run(tmp_path, CHAPTER)
+    first.replay = replay
+    with pytest.raises(NotReplayable):
+        Replay(parse("ch.qmd", tmp_path), _opts(tmp_path), None, first).chapter()

@@ -68,7 +68,10 @@ def kept_cell_facts(doc: Document, memo: Callable | None) -> tuple[list[StrAttr]
         strs, refs = cell_facts(doc)
         return {"strs": [[s.cls, s.attr, s.file, s.line] for s in strs], "refs": sorted(refs)}
     got = memo("cell-facts", [cells_signature(doc)], facts)
-    return [StrAttr(*s) for s in got["strs"]], set(got["refs"])
+    try:
+        return [StrAttr(*(str(s[0]), str(s[1]), str(s[2]), int(s[3]))) for s in got["strs"]], {str(r) for r in got["refs"]}
+    except (TypeError, KeyError, IndexError, ValueError):   # an entry of another shape: read the cells again
+        return cell_facts(doc)
 
 
 def unused_strs(profiles: list[str], docs: Iterable[Document], localized: dict[str, str],

@@ -32,16 +32,25 @@ def cells_signature(doc: Document) -> bytes:
     return json.dumps([doc.path, doc.front_matter, cells], sort_keys=True, default=str).encode("utf-8")
 
 
+def _is_value(v) -> bool:
+    return (isinstance(v, list) and len(v) == 3 and isinstance(v[0], str) and type(v[1]) is int
+            and isinstance(v[2], str))
+
+
 class Replay(Runner):
     """:meth:`chapter` of an edited ``doc`` from ``recorded``, a run of a document with the same
     :func:`cells_signature`; nothing runs, nothing is imported, no file is written."""
 
     def __init__(self, doc: Document, opts: RunOptions, hooks: Hooks | None, recorded: ExecutedChapter):
         super().__init__(doc, opts, hooks)
-        if not recorded.replay or len(recorded.replay.get("blocks", [])) != len(doc.cells):
-            raise NotReplayable("the recording holds no cell outputs")
+        rec = recorded.replay if isinstance(recorded.replay, dict) else {}
+        blocks, values = rec.get("blocks"), rec.get("values")
+        if not (isinstance(blocks, list) and len(blocks) == len(doc.cells)
+                and all(isinstance(b, list) and all(isinstance(t, str) for t in b) for b in blocks)
+                and isinstance(values, list) and all(_is_value(v) for v in values)):
+            raise NotReplayable("the recording holds no cell outputs of this shape")
         self.recorded = recorded
-        self.known = {(e, n): v for e, n, v in recorded.replay["values"]}
+        self.known = {(e, n): v for e, n, v in values}
 
     def _sandbox(self):
         return contextlib.nullcontext()

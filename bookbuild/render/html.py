@@ -87,7 +87,8 @@ def chapter_fragment(site: Site, ch: Chapter) -> str:
     changed (:func:`fragment_key`); sets ``ch.cited`` as the filters do."""
     key = fragment_key(site, ch) if site.store is not None and site.store.enabled else None
     hit = site.store.get_json("fragment", key) if key else None
-    if isinstance(hit, dict) and isinstance(hit.get("html"), str) and isinstance(hit.get("cited"), list):
+    if isinstance(hit, dict) and isinstance(hit.get("html"), str) and isinstance(hit.get("cited"), list) \
+            and all(isinstance(c, str) for c in hit["cited"]):
         ch.cited = hit["cited"]
         return hit["html"]
     ast = transform(site.ctx, ch)
