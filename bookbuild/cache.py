@@ -19,7 +19,7 @@ import sys
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 CACHE_FORMAT = "2"
 MAGIC = b"bookbuild-cache"
@@ -207,6 +207,19 @@ class Store:
     def put_json(self, kind: str, key: str, value: Any) -> None:
         """Store ``value`` as JSON, keeping the order of its mappings (an order can carry meaning)."""
         self.put_blob(kind, key, json.dumps(value, ensure_ascii=False, default=str).encode("utf-8"))
+
+    def memo(self, kind: str, key: str, compute: Callable[[], Any], accept: Callable[[Any], bool] | None = None) -> Any:
+        """``compute()``'s JSON result kept under ``key`` (None: not kept); an entry ``accept`` refuses
+        (another shape) is computed again. With the cache off it is always computed."""
+        if not self.enabled:
+            return compute()
+        hit = self.get_json(kind, key)
+        if hit is not None and (accept is None or accept(hit)):
+            return hit
+        out = compute()
+        if out is not None:
+            self.put_json(kind, key, out)
+        return out
 
     # -- trees: JSON data with files beside it (an executed chapter and its figures)
     def get_tree(self, kind: str, key: str) -> tuple[Any, Path] | None:

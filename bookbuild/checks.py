@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .bibliography import Bibliography
+from .cache import Store, sha256_bytes
 from .errors import BuildError, CitationError, XrefError
 from .execute import ExecutedChapter
 from .numbering import Index, citations, references
@@ -31,19 +32,26 @@ class CheckContext:
     ast: Callable[[str, str], dict]             # (profile, chapter source) -> pandoc AST
     index: dict[str, Index]                     # by profile
     bibliographies: dict[str, Bibliography] = field(default_factory=dict)   # by profile
-    #: (kind, inputs, compute) -> compute()'s JSON result, kept in the build's content cache under the
-    #: inputs (bytes; the environment is in every key; a None result is not kept): a check's work over one
-    #: document
-    memo: Callable[[str, list[bytes], Callable[[], Any]], Any] = field(default=lambda kind, parts, compute: compute())
+    store: Store = field(default_factory=lambda: Store(None))   # the build's content cache (off: nothing kept)
+    environment: str = ""                                       # the digest every key starts from
+
+    def _key(self, kind: str, parts: list[bytes]) -> str:
+        return sha256_bytes(b"check-memo", kind.encode(), self.environment.encode(), *parts)
+
+    def memo(self, kind: str, parts: list[bytes], compute: Callable[[], Any],
+             accept: Callable[[Any], bool] | None = None) -> Any:
+        """``compute()``'s JSON result, kept under its inputs (bytes): a check's work over one document."""
+        return self.store.memo("check-" + kind, self._key(kind, parts), compute, accept)
 
     def unless_passed(self, kind: str, parts: list[bytes], run: Callable[[], list[BuildError]]) -> list[BuildError]:
         """``run()``'s errors, or none when it passed over the same inputs before (a pass is kept, never
         an error: what fails is checked, and said, again)."""
-        if self.memo(kind, parts, lambda: None) == "passed":
+        key = self._key(kind, parts)
+        if self.store.get_json("check-" + kind, key) == "passed":
             return []
         errors = run()
         if not errors:
-            self.memo(kind, parts, lambda: "passed")
+            self.store.put_json("check-" + kind, key, "passed")
         return errors
 
     def text_of(self, rel: str) -> str | None:

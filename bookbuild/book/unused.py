@@ -58,20 +58,24 @@ def _class_strs(node: ast.ClassDef, file: str) -> list[StrAttr]:
     return out
 
 
+def _facts_shape(got: Any) -> bool:
+    return (isinstance(got, dict) and isinstance(got.get("refs"), list) and all(isinstance(r, str) for r in got["refs"])
+            and isinstance(got.get("strs"), list)
+            and all(isinstance(s, list) and len(s) == 4 and all(isinstance(x, str) for x in s[:3]) and type(s[3]) is int
+                    for s in got["strs"]))
+
+
 def kept_cell_facts(doc: Document, memo: Callable | None) -> tuple[list[StrAttr], set[str]]:
-    """:func:`cell_facts`, kept by ``memo`` (:attr:`bookbuild.checks.CheckContext.memo`) under the cells'
-    signature: a prose edit does not parse every cell again."""
+    """:func:`cell_facts`, kept by ``memo`` (:meth:`bookbuild.checks.CheckContext.memo`) under the cells'
+    signature: a prose edit does not parse every cell again (an entry of another shape is parsed again)."""
     if memo is None:
         return cell_facts(doc)
 
     def facts() -> dict[str, Any]:
         strs, refs = cell_facts(doc)
         return {"strs": [[s.cls, s.attr, s.file, s.line] for s in strs], "refs": sorted(refs)}
-    got = memo("cell-facts", [cells_signature(doc)], facts)
-    try:
-        return [StrAttr(*(str(s[0]), str(s[1]), str(s[2]), int(s[3]))) for s in got["strs"]], {str(r) for r in got["refs"]}
-    except (TypeError, KeyError, IndexError, ValueError):   # an entry of another shape: read the cells again
-        return cell_facts(doc)
+    got = memo("cell-facts", [cells_signature(doc)], facts, _facts_shape)
+    return [StrAttr(*s) for s in got["strs"]], set(got["refs"])
 
 
 def unused_strs(profiles: list[str], docs: Iterable[Document], localized: dict[str, str],

@@ -80,15 +80,13 @@ def compacted(build: Build, variant_key: str, results: list, ec) -> dict:
     prose edit changes none of them, so the 70 choices' explanations are not packed again)."""
     reference = {u.expr.strip(): u.value for u in ec.inline}
     guard_map, provenance = ec.extras.get("guard_map"), ec.extras.get("provenance") or {}
+    def compute() -> dict:
+        return V.compact(results, reference, guard_map, provenance)
+    if not build.store.enabled:
+        return compute()
     key = sha256_bytes(b"compact", build.environment.encode(), variant_key.encode(), json.dumps(
-        [reference, guard_map, provenance], sort_keys=True, default=str).encode("utf-8")) if build.store.enabled else ""
-    hit = build.store.get_json("compact", key) if key else None
-    if isinstance(hit, dict):
-        return hit
-    out = V.compact(results, reference, guard_map, provenance)
-    if key:
-        build.store.put_json("compact", key, out)
-    return out
+        [reference, guard_map, provenance], sort_keys=True, default=str).encode("utf-8"))
+    return build.store.memo("compact", key, compute, lambda hit: isinstance(hit, dict))
 
 
 def live_runtime(build: Build) -> dict:

@@ -31,10 +31,16 @@ from .state import Build
 GRACE = 5.0
 
 
+def _run_parts(build: Build, book: Book) -> list[bytes]:
+    """What every run of a chapter of ``book`` depends on: the environment, the profile, its language and
+    execute options."""
+    return [build.environment.encode(), book.profile.encode(), book.lang.encode(),
+            json.dumps(book.execute_options, sort_keys=True, default=str).encode()]
+
+
 def chapter_key(build: Build, book: Book, doc: Document, kind: str = "book") -> str:
     """``kind``: ``book`` (guards fail the chapter) or ``facts`` (a chapter whose guards fail, kept for diff)."""
-    parts = [b"chapter", build.environment.encode(), book.profile.encode(), book.lang.encode(),
-             json.dumps(book.execute_options, sort_keys=True, default=str).encode(), kind.encode()]
+    parts = [b"chapter", *_run_parts(build, book), kind.encode()]
     for rel, sf in doc.files.items():
         parts += [rel.encode(), sf.digest.encode()]
     return sha256_bytes(*parts)
@@ -42,8 +48,7 @@ def chapter_key(build: Build, book: Book, doc: Document, kind: str = "book") -> 
 
 def cells_key(build: Build, book: Book, doc: Document) -> str:
     """The key a chapter's last run is found by when only its prose changed (:func:`cells_signature`)."""
-    return sha256_bytes(b"cells", build.environment.encode(), book.profile.encode(), book.lang.encode(),
-                        json.dumps(book.execute_options, sort_keys=True, default=str).encode(), cells_signature(doc))
+    return sha256_bytes(b"cells", *_run_parts(build, book), cells_signature(doc))
 
 
 def _lookup(build: Build, key: str):
@@ -90,9 +95,8 @@ def _replayed(build: Build, book: Book, doc: Document, key: str, out: Path):
     if got is None:
         return None
     recorded = from_json(got[0]["chapter"], out / "figures")
-    opts = _job(build, book, doc, out).args[1]
     try:
-        ec = Replay(doc, opts, BookHooks(build.root, cache_folder=build.settings.cache_folder), recorded).chapter()
+        ec = Replay(doc, _options(build, book, doc, out), _hooks(build)(), recorded).chapter()
     except (NotReplayable, BuildError):   # a new inline value, or one that fails: the run says so
         return None
     _copy_figures(*got, out)
@@ -100,14 +104,23 @@ def _replayed(build: Build, book: Book, doc: Document, key: str, out: Path):
     return ec
 
 
-def _job(build: Build, book: Book, doc: Document, out: Path, raise_guards: bool = True) -> pool.Job:
+def _options(build: Build, book: Book, doc: Document, out: Path) -> RunOptions:
     s = build.settings
-    opts = RunOptions(root=s.root, fig_dir=out / "figures", md_dir=(out / doc.path).parent,
+    return RunOptions(root=s.root, fig_dir=out / "figures", md_dir=(out / doc.path).parent,
                       execute=book.execute_options, profile=book.profile, cell_timeout=s.cell_timeout,
                       output_cap=s.output_cap)
-    hooks = partial(BookHooks, s.root, cache_folder=s.cache_folder, raise_guards=raise_guards)
+
+
+def _hooks(build: Build, raise_guards: bool = True):
+    """The book's hooks for one chapter run (made in the process that runs it)."""
+    return partial(BookHooks, build.root, cache_folder=build.settings.cache_folder, raise_guards=raise_guards)
+
+
+def _job(build: Build, book: Book, doc: Document, out: Path, raise_guards: bool = True) -> pool.Job:
+    s = build.settings
     skip = [s.root / "_build", s.root / "_book", s.root / ".venv", *[Path(p) for p in _library_skips(build)]]
-    return pool.Job(f"{book.profile}:{doc.path}", chapter_job, (doc, opts, hooks, skip),
+    return pool.Job(f"{book.profile}:{doc.path}", chapter_job,
+                    (doc, _options(build, book, doc, out), _hooks(build, raise_guards), skip),
                     silence=s.cell_timeout + GRACE)
 
 

@@ -197,7 +197,7 @@ def _render_one(build: Build, book: Book, key: str, dest: Path) -> Path:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     render_profile(build.root, book.profile, build.executed_dir(book.profile), staging, build.settings.formats,
-                   pandoc=build.pandoc, cjk_font_dir=build.settings.cjk_font_dir)
+                   pandoc=build.pandoc, cjk_font_dir=build.settings.cjk_font_dir, environment=build.environment)
     stage = staging / book.profile
     write_stamp(stage, key)
     return stage

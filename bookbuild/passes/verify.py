@@ -24,13 +24,15 @@ def verify_key(build: Build) -> str:
         parts += [ec.markdown.encode("utf-8") for ec in build.executed[book.profile]]
     for rel in sorted(build.documents):
         parts += [f"{r}:{sf.digest}".encode() for r, sf in build.documents[rel].files.items()]
-    parts += [f"{p.name}:{file_digest(p)}".encode() for p in sorted(build.root.glob("_quarto*.yml"))]
-    return sha256_bytes(*parts)
+    return sha256_bytes(*parts, *_config_parts(build))
+
+
+def _config_parts(build: Build) -> list[bytes]:
+    return [f"{p.name}:{file_digest(p)}".encode() for p in sorted(build.root.glob("_quarto*.yml"))]
 
 
 def check_key(build: Build, check, ctx: CheckContext) -> str:
-    parts = [b"check", build.environment.encode(), check.name.encode()]
-    parts += [f"{p.name}:{file_digest(p)}".encode() for p in sorted(build.root.glob("_quarto*.yml"))]
+    parts = [b"check", build.environment.encode(), check.name.encode(), *_config_parts(build)]
     for rel in check.chapters(ctx):
         doc = build.documents.get(rel)
         parts += [rel.encode()] + ([f"{r}:{sf.digest}".encode() for r, sf in doc.files.items()] if doc else [b"-"])
@@ -56,25 +58,11 @@ def _skip(build: Build) -> list:
     return [build.root / "_build", build.root / "_book", build.root / ".venv"]
 
 
-def memo(build: Build, kind: str, parts: list[bytes], compute):
-    """:attr:`CheckContext.memo` over the build's content cache."""
-    if not build.store.enabled:
-        return compute()
-    key = sha256_bytes(b"check-memo", kind.encode(), build.environment.encode(), *parts)
-    hit = build.store.get_json("check-" + kind, key)
-    if hit is not None:
-        return hit
-    out = compute()
-    if out is not None:
-        build.store.put_json("check-" + kind, key, out)
-    return out
-
-
 def context(build: Build) -> CheckContext:
     for book in build.books:
         build.bibliographies[book.profile] = bibliography.read(build.pandoc, build.root, book.bibliography)
     return CheckContext(build.root, build.books, build.all_books, build.documents, build.executed, build.ast,
-                        build.index, build.bibliographies, memo=lambda kind, parts, compute: memo(build, kind, parts, compute))
+                        build.index, build.bibliographies, store=build.store, environment=build.environment)
 
 
 def run(build: Build) -> None:

@@ -13,7 +13,6 @@ runs WebAssembly (live mode) also allows compiling it (``'wasm-unsafe-eval'``), 
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import html
 import json
@@ -24,10 +23,11 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-from ..cache import file_digest, sha256_bytes, tree_digest
+from ..cache import file_digest, sha256_bytes
 from .additions import Additions, check_policy
 from .filters import Chapter, Context, transform
 from .pages import relpath, source_key
+from .pandoc import read_files
 from .strings import ui
 
 ASSETS = Path(__file__).parent / "assets"
@@ -57,49 +57,49 @@ class Site:
     repo_url: str | None = None          # Quarto's book: repo-url
     additions: Additions = field(default_factory=Additions)
     store: object = None
+    environment: str = ""                # the build's environment digest ("": page bodies are not cached)
 
 
 def citeproc_lang(lang: str) -> str:
     return {"en": "en-US", "zh": "zh-CN"}.get(lang, lang)
 
 
-@functools.lru_cache(maxsize=1)
-def engine_digest() -> str:
-    """The code a fragment is made by: the whole engine (the filters, the index, the AST helpers)."""
-    return tree_digest(Path(__file__).resolve().parents[1], (".py", ".toml"))
-
-
-def fragment_key(site: Site, ch: Chapter) -> str:
-    """Everything :func:`chapter_fragment` reads: the engine, pandoc, the format and language, the words
-    for numbers, the book's index and chapters (references point into them), the bibliography's keys and
-    citeproc's arguments and files (by content), and the chapter's own AST."""
+def fragment_scope(site: Site) -> bytes:
+    """What every page body of ``site`` reads besides its own AST: the build's environment (the engine's
+    code and tools), pandoc, the format and language, the words for numbers, the book's index and chapters
+    (references point into them), the bibliography's keys and citeproc's arguments and files (by content)."""
     c = site.ctx
-    files = [c.cite_args[i + 1] for i, a in enumerate(c.cite_args[:-1]) if a in ("--bibliography", "--csl")]
-    book = json.dumps([c.fmt, c.lang, c.prefixes, c.index.to_json(), sorted(c.bib_keys or []), c.bib_keys is None,
-                       list(c.cite_args), [file_digest(f) for f in files], [[x.index, x.source, x.page, x.appendix, x.number, x.title, x.label,
-                                            x.headings] for x in c.chapters]], sort_keys=True, default=str)
-    return sha256_bytes(b"fragment", engine_digest().encode(), c.pandoc.identity.encode(), book.encode("utf-8"),
-                        ch.source.encode(), json.dumps(ch.ast, sort_keys=True).encode("utf-8"))
+    return json.dumps([site.environment, c.pandoc.identity, c.fmt, c.lang, c.prefixes, c.index.to_json(),
+                       sorted(c.bib_keys or []), c.bib_keys is None, list(c.cite_args), read_files(c.cite_args),
+                       [[x.index, x.source, x.page, x.appendix, x.number, x.title, x.label, x.headings]
+                        for x in c.chapters]], sort_keys=True, default=str).encode("utf-8")
 
 
-def chapter_fragment(site: Site, ch: Chapter) -> str:
+def fragment_key(scope: bytes, ch: Chapter) -> str:
+    """Everything :func:`chapter_fragment` reads: the site's :func:`fragment_scope` and the chapter's AST."""
+    return sha256_bytes(b"fragment", scope, ch.source.encode(), json.dumps(ch.ast, sort_keys=True).encode("utf-8"))
+
+
+def _fragment_shape(hit) -> bool:
+    return (isinstance(hit, dict) and isinstance(hit.get("html"), str) and isinstance(hit.get("cited"), list)
+            and all(isinstance(c, str) for c in hit["cited"]))
+
+
+def chapter_fragment(site: Site, ch: Chapter, scope: bytes | None = None) -> str:
     """The chapter's HTML body (the AST filters, then pandoc), from the cache when nothing it reads
-    changed (:func:`fragment_key`); sets ``ch.cited`` as the filters do."""
-    key = fragment_key(site, ch) if site.store is not None and site.store.enabled else None
-    hit = site.store.get_json("fragment", key) if key else None
-    if isinstance(hit, dict) and isinstance(hit.get("html"), str) and isinstance(hit.get("cited"), list) \
-            and all(isinstance(c, str) for c in hit["cited"]):
-        ch.cited = hit["cited"]
-        return hit["html"]
-    ast = transform(site.ctx, ch)
-    ast["meta"] = {}
-    args = ["-f", "json", "-t", "html5", "--mathml", "--wrap=none", "-M", f"lang={citeproc_lang(site.lang)}"]
-    if ch.cited:
-        args += [*site.ctx.cite_args, "-M", "link-citations=true"]
-    body = site.ctx.pandoc.run(args, json.dumps(ast), ch.source)
-    if key:
-        site.store.put_json("fragment", key, {"html": body, "cited": ch.cited})
-    return body
+    changed (:func:`fragment_key`; ``scope``: the site's :func:`fragment_scope`, None: not kept, as
+    without the build's environment); sets ``ch.cited`` as the filters do."""
+    def compute() -> dict:
+        ast = transform(site.ctx, ch)
+        ast["meta"] = {}
+        args = ["-f", "json", "-t", "html5", "--mathml", "--wrap=none", "-M", f"lang={citeproc_lang(site.lang)}"]
+        if ch.cited:
+            args += [*site.ctx.cite_args, "-M", "link-citations=true"]
+        return {"html": site.ctx.pandoc.run(args, json.dumps(ast), ch.source), "cited": ch.cited}
+    kept = scope is not None and site.store is not None and site.store.enabled
+    got = site.store.memo("fragment", fragment_key(scope, ch), compute, _fragment_shape) if kept else compute()
+    ch.cited = got["cited"]
+    return got["html"]
 
 
 def nav_label(ch: Chapter) -> str:
@@ -387,8 +387,9 @@ def render_site(site: Site, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     records: list[dict] = []
+    scope = fragment_scope(site) if site.environment else None
     for ch in site.chapters:
-        body = chapter_fragment(site, ch)
+        body = chapter_fragment(site, ch, scope)
         recs, toc = page_outline(site, body, ch)
         records.extend(recs)
         _write(out / ch.page, page_html(site, ch, body, toc), written)

@@ -28,6 +28,11 @@ class RenderError(BuildError):
     kind = "render"
 
 
+def read_files(args) -> list[str]:
+    """The digests of the files pandoc ``args`` make it read (bibliographies, the citation style)."""
+    return [file_digest(args[i + 1]) for i, a in enumerate(args[:-1]) if a in ("--bibliography", "--csl")]
+
+
 class Pandoc:
     """One pandoc binary and the store its outputs are cached in (``store=None``: no caching)."""
 
@@ -60,9 +65,8 @@ class Pandoc:
         return f"{self.path}:{st.st_size}:{st.st_mtime_ns}"
 
     def _key(self, args: list[str], text: str) -> str:
-        files = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--bibliography", "--csl")]
         return sha256_bytes(b"pandoc", self.identity.encode(), "\0".join(args).encode(), text.encode("utf-8"),
-                            *(file_digest(f).encode() for f in files))
+                            *(d.encode() for d in read_files(args)))
 
     def run(self, args: list[str], text: str, where: str = "") -> str:
         """pandoc ``args`` on ``text``; a warning is an error. Outputs are cached by content."""

@@ -147,8 +147,9 @@ def collect_images(root: Path, exec_dir: Path, book: dict, chapters: list[Chapte
 
 def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
                    formats: tuple[str, ...] = ("html", "pdf"), *, pandoc: Pandoc | None = None,
-                   cjk_font_dir: str | None = None) -> list[Path]:
-    """Render one profile's executed book into ``out_dir/<profile>/``; returns the files written."""
+                   cjk_font_dir: str | None = None, environment: str = "") -> list[Path]:
+    """Render one profile's executed book into ``out_dir/<profile>/``; returns the files written.
+    ``environment``: the build's digest of code and tools, under which each page's body is cached."""
     root = Path(root).resolve()
     pandoc = pandoc or Pandoc()
     exec_dir, book = load_manifest(Path(executed_dir), profile)
@@ -174,7 +175,7 @@ def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
         site = Site(profile=profile, lang=lang, title=title, chapters=chapters, ctx=ctx, bibliography=bibs,
                     pdf_name=name if "pdf" in formats else None,
                     epub_name=epub_name(book) if "epub" in formats else None, repo_url=repo_url(book), others=_other_profiles(exec_dir, profile), additions=Additions.read(exec_dir),
-                    store=pandoc.store)
+                    store=pandoc.store, environment=environment)
         files += render_site(site, out)
     if "pdf" in formats:
         ctx = Context("typst", lang, prefixes, chapters, index, bib.keys, pandoc, cite)
