@@ -312,6 +312,31 @@ def check_keyboard(tab: Tab) -> None:
         tab._add("Escape does not close the explanation")
 
 
+TIPS = """() => { const spans = Array.from(document.querySelectorAll('article .mlsysim-v'));
+  spans.sort((a, b) => b.textContent.length - a.textContent.length);
+  const out = [], vw = document.documentElement.clientWidth;
+  for (const s of spans.slice(0, 3)) {
+    s.scrollIntoView({block: 'center'}); s.focus();
+    const t = document.getElementById('mlsysim-tip');
+    if (t && !t.hidden) {
+      const r = t.getBoundingClientRect();
+      if (t.scrollWidth > t.clientWidth + 1 || r.right > vw + 1 || r.left < -1)
+        out.push(s.getAttribute('data-attr') + ' (' + t.scrollWidth + ' px of content in a ' + t.clientWidth
+                 + ' px box, ' + Math.round(r.left) + '-' + Math.round(r.right) + ' px of a ' + vw + ' px window)');
+    }
+    s.blur();
+  }
+  return out; }"""
+
+
+def check_tips(tab: Tab) -> None:
+    """The explanations of the page's longest values fit: nothing in them scrolls sideways, and each stays
+    inside the window (a value is a phrase in some choices: "For the NVIDIA B200 (HGX B200, 1000 W) at ...")."""
+    for what in tab.js(TIPS):
+        tab._add(f"the explanation of {what} does not fit")
+    tab.page.evaluate("() => window.scrollTo(0, 0)")
+
+
 # ---------------------------------------------------------------- every choice of the reader's bar
 
 SWEEP = r"""
@@ -489,6 +514,7 @@ def _run(book, browser, base, file_urls, pages, widths, themes, axe, choices, st
                     if light:
                         tab.state.pop("theme", None)
                         check_keyboard(tab)
+                        check_tips(tab)
                         if keys:
                             stats["choices"] += sweep_choices(tab, wide)
                         tab.state["theme"] = theme
@@ -528,6 +554,7 @@ def _choice_states(tab: Tab, keys: dict, theme: str, axe: bool, wide: bool, stat
         tab.page.wait_for_timeout(30)          # the explorer follows the choice a moment later
         tab.state["choice"] = k
         check_layout(tab, wide)
+        check_tips(tab)
         check_text(tab)
         check_figures(tab)
         if axe:
