@@ -47,12 +47,23 @@ def untouched():
     assert project_state() == before, "a command wrote outside the test's temporary folder"
 
 
+#: where the fresh processes keep their compiled modules: one temporary folder for the test session, never
+#: the project (each process then compiles mlsysim's sources once a session, not once a process)
+COMPILED: list[Path] = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _compiled_once(tmp_path_factory):
+    COMPILED.append(tmp_path_factory.mktemp("pycache"))
+
+
 def isolated_env(tmp_path: Path, **extra: str) -> dict:
-    """The environment of a subprocess: HOME, XDG folders, temp folder and matplotlib's folder in tmp_path."""
+    """The environment of a subprocess: HOME, XDG folders, temp folder and matplotlib's folder in tmp_path;
+    Python's compiled modules in the session's COMPILED folder."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("XDG_", "MLSYSIM_", "MPLCONFIGDIR", "TMPDIR", "TEMP", "TMP"))}
+           if not k.startswith(("XDG_", "MLSYSIM_", "MPLCONFIGDIR", "TMPDIR", "TEMP", "TMP", "PYTHONDONTWRITEBYTECODE"))}
     (tmp_path / "tmp").mkdir(exist_ok=True)
-    env.update(HOME=str(tmp_path / "home"), TMPDIR=str(tmp_path / "tmp"), PYTHONDONTWRITEBYTECODE="1")
+    env.update(HOME=str(tmp_path / "home"), TMPDIR=str(tmp_path / "tmp"), PYTHONPYCACHEPREFIX=str(COMPILED[-1]))
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env.update(extra)
     return env

@@ -38,7 +38,7 @@ def leaves_a_child(path, *, progress):
 def test_results_errors_deaths_and_silence_each_come_back_named():
     t0 = time.monotonic()
     out = pool.run([pool.Job("ok", add, (2, 3)), pool.Job("err", boom), pool.Job("dead", quits),
-                    pool.Job("quiet", hangs, silence=1.5)], width=2)
+                    pool.Job("quiet", hangs, silence=0.5)], width=2)
     assert out["ok"] == 5
     assert isinstance(out["err"], pool.Raised) and isinstance(out["err"].error, ValueError)
     assert str(out["err"].error) == "no such thing"

@@ -56,13 +56,17 @@ def imports_of(name: str, path: Path) -> set[str]:
     return {m for m in out if m in MODULES and m != name}
 
 
-GRAPH = {name: imports_of(name, path) for name, path in MODULES.items()}
+@lru_cache(maxsize=None)
+def graph() -> dict[str, set[str]]:
+    """Each project module's project imports: read once, by the first rule that needs them (not at
+    collection, which every test process pays)."""
+    return {name: imports_of(name, path) for name, path in MODULES.items()}
 
 
 def _package_edges(m: str) -> set[str]:
     """A module's imports, without the package that contains it (importing a submodule runs its package
     first: that is not a cycle of the code's ideas)."""
-    return {t for t in GRAPH[m] if not m.startswith(t + ".")}
+    return {t for t in graph()[m] if not m.startswith(t + ".")}
 
 
 def test_no_import_cycle():
@@ -80,7 +84,7 @@ def test_no_import_cycle():
             visit(t)
         stack.pop()
 
-    for m in sorted(GRAPH):
+    for m in sorted(graph()):
         visit(m)
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles[:5])
 
@@ -88,9 +92,9 @@ def test_no_import_cycle():
 def test_the_engine_never_imports_the_books_layer():
     composers = ("bookbuild.passes", "bookbuild.__main__", "bookbuild.preview", "bookbuild.worker", "bookbuild.commands", "bookbuild.book",
                  "bookbuild.quarto", "bookbuild.pagecheck")
-    engine = [m for m in GRAPH if m.startswith("bookbuild") and not m.startswith(composers) and m != "bookbuild"]
+    engine = [m for m in graph() if m.startswith("bookbuild") and not m.startswith(composers) and m != "bookbuild"]
     assert "bookbuild.execute.runner" in engine and "bookbuild.render.html" in engine
-    bad = {m: sorted(t for t in GRAPH[m] if t.startswith("bookbuild.book")) for m in engine}
+    bad = {m: sorted(t for t in graph()[m] if t.startswith("bookbuild.book")) for m in engine}
     assert not {m: v for m, v in bad.items() if v}
 
 
