@@ -111,17 +111,23 @@ def mlsysim_in_process(monkeypatch, capsys, data: Path | None, *args: str) -> Ra
     package imported afresh, as at a real start (the registry, reference.toml and measurements.toml are
     loaded and checked from ``data``; sys.argv[0] is "-m" during that import, as under ``python -m``),
     then the CLI's main. The modules imported here are dropped afterwards and the session's own put back,
-    so every call loads its data anew. Warnings a real process would print (Python's default filters) count
-    as lines of stderr; any other exception propagates (a traceback fails the test).
-    test_the_in_process_run_prints_what_a_fresh_process_prints checks it against the real command."""
+    so every call loads its data anew; their compiled code is kept in the session's COMPILED folder, as a
+    fresh process's is. With ``data`` None (the package's own data) and a session whose mlsysim was
+    imported from it, the session's modules are used as they are. Warnings a real process would print
+    (Python's default filters) count as lines of stderr; any other exception propagates (a traceback fails
+    the test). test_the_in_process_run_prints_what_a_fresh_process_prints checks both against the real
+    command."""
     import importlib
     import warnings
-    saved = _fresh_modules()
+    own = data is None and "MLSYSIM_DATA_DIR" not in os.environ   # the session's mlsysim is on its own data
+    saved = {} if own else _fresh_modules()
     if data is not None:
         monkeypatch.setenv("MLSYSIM_DATA_DIR", str(data))
     else:
         monkeypatch.delenv("MLSYSIM_DATA_DIR", raising=False)
     monkeypatch.setattr(sys, "argv", ["-m", *args])
+    monkeypatch.setattr(sys, "pycache_prefix", str(COMPILED[-1]))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
     capsys.readouterr()
     for k in saved:
         del sys.modules[k]
@@ -136,9 +142,10 @@ def mlsysim_in_process(monkeypatch, capsys, data: Path | None, *args: str) -> Ra
             except SystemExit as exc:
                 status = exc.code
     finally:
-        for k in _fresh_modules():
-            del sys.modules[k]
-        sys.modules.update(saved)
+        if saved:
+            for k in _fresh_modules():
+                del sys.modules[k]
+            sys.modules.update(saved)
     out, err = capsys.readouterr()
     err += "".join(f"{w.filename}:{w.lineno}: {w.category.__name__}: {w.message}\n" for w in caught)
     return Ran(status, out, err)
@@ -240,6 +247,8 @@ def test_the_in_process_run_prints_what_a_fresh_process_prints(tmp_path, untouch
     line = one_line(real)
     assert line.startswith(f"mlsysim: error: {data / file if file else 'argument --kv-bytes'}"), line
     assert mlsysim_in_process(monkeypatch, capsys, data, *args) == (real.returncode, real.stdout, real.stderr)
+    if file is None:   # nothing in the data changed: the session's own modules print the same
+        assert mlsysim_in_process(monkeypatch, capsys, None, *args) == (real.returncode, real.stdout, real.stderr)
 
 
 @pytest.mark.parametrize("old, new, field, words", [
