@@ -64,9 +64,7 @@ def run(settings: Settings, profiles: list[str], passes: list[str], *, facts: bo
 def warm_up(settings: Settings) -> None:
     """Import what any build imports (the renderers, the book's layer, what the chapters import), for a
     process that forks many builds (:mod:`bookbuild.worker`)."""
-    from ..render import profile  # noqa: F401 - pandoc, typst, BeautifulSoup: imported by render when needed
-    from bs4 import BeautifulSoup
-    BeautifulSoup("<p>&amp;</p>", "html.parser")   # its entity tables are filled on first use (0.15 s)
+    from ..render import profile  # noqa: F401 - pandoc and typst: imported by render when needed
     from ..book import diff  # noqa: F401
     _layer_warm_up(settings.root, settings.cache_folder)
 

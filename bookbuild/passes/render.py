@@ -192,7 +192,7 @@ def _swap(stage: Path, dest: Path, root: Path) -> None:
 
 
 def _render_one(build: Build, book: Book, key: str, dest: Path) -> Path:
-    from ..render.profile import render_profile   # pandoc, typst and BeautifulSoup: only when something renders
+    from ..render.profile import render_profile   # pandoc and typst: only when something renders
     staging = dest.with_name(f".{dest.name}.staging-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)

@@ -21,11 +21,11 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bs4 import BeautifulSoup
-
 from ..cache import file_digest, sha256_bytes
 from .additions import Additions, check_policy
+from . import outline as outline_module
 from .filters import Chapter, Context, transform
+from .outline import Heading, Section
 from .pages import relpath, source_key
 from .pandoc import read_files
 from .strings import ui
@@ -122,45 +122,17 @@ def sidebar(site: Site, cur: Chapter) -> str:
     return "\n".join(items)
 
 
-def toc_html(soup: BeautifulSoup, lang: str) -> str:
-    rows = []
-    for h in soup.find_all(["h2", "h3"]):
-        if not h.get("id") or "unlisted" in (h.get("class") or []):
-            continue
-        text = " ".join(h.get_text("").split())
-        rows.append(f'<li class="toc-{h.name}"><a href="#{html.escape(h["id"])}">{html.escape(text)}</a></li>')
+def toc_html(toc: list[Heading], lang: str) -> str:
+    """The on-page table of contents (:func:`bookbuild.render.outline.outline`'s entries)."""
+    rows = [f'<li class="toc-{h.level}"><a href="#{html.escape(h.id)}">{html.escape(h.text)}</a></li>' for h in toc]
     if not rows:
         return ""
     return f'<h2 class="toc-title">{html.escape(ui(lang)["toc"])}</h2>\n<ul>\n' + "\n".join(rows) + "\n</ul>"
 
 
-def search_records(soup: BeautifulSoup, ch: Chapter) -> list[dict]:
-    """Split a page into sections at h1/h2/h3 and keep their text (``soup`` is changed: math becomes its text)."""
-    for m in soup.find_all("math"):
-        for ann in m.find_all("annotation"):
-            ann.decompose()
-        m.replace_with(m.get_text(""))
-    recs: list[dict] = []
-    cur = {"p": ch.page, "a": "", "t": ch.title, "x": []}
-
-    def close():
-        text = " ".join(" ".join(cur["x"]).split())
-        if text or cur["a"]:
-            recs.append({"p": cur["p"], "a": cur["a"], "t": cur["t"], "x": text})
-
-    for node in soup.children:
-        name = getattr(node, "name", None)
-        if name in ("h1", "h2", "h3") and node.get("id"):
-            close()
-            cur = {"p": ch.page, "a": node["id"], "t": " ".join(node.get_text("").split()), "x": []}
-            continue
-        text = node.get_text("").strip() if name else str(node).strip()
-        if text:
-            cur["x"].append(text)
-    close()
-    for r in recs:
-        r["c"] = ch.title
-    return recs
+def search_records(sections: list[Section], ch: Chapter) -> list[dict]:
+    """The page's search records: page, anchor, title, text and chapter of each section."""
+    return [{"p": ch.page, "a": s.anchor, "t": s.title, "x": s.text, "c": ch.title} for s in sections]
 
 
 def lang_links(site: Site, ch: Chapter) -> str:
@@ -361,17 +333,17 @@ def redirect_html(site: Site, target: str) -> str:
 
 
 def page_outline(site: Site, body: str, ch: Chapter) -> tuple[list[dict], str]:
-    """The page's search records and on-page table of contents (parsing the HTML is the slow part of a
-    page, so the result is cached by the page's content, its name, title and language)."""
+    """The page's search records and on-page table of contents (cached by the page's content, its name,
+    title and language, and the engine: the build's environment, else this module and the outline's)."""
     store = site.store
+    engine = site.environment or file_digest(Path(__file__)) + file_digest(Path(outline_module.__file__))
     key = (sha256_bytes(b"outline", body.encode("utf-8"), ch.page.encode(), ch.title.encode(), site.lang.encode(),
-                        file_digest(Path(__file__)).encode()) if store is not None and store.enabled else "")
+                        engine.encode()) if store is not None and store.enabled else "")
     hit = store.get_json("outline", key) if key else None
     if hit is not None:
         return hit["records"], hit["toc"]
-    soup = BeautifulSoup(body, "html.parser")
-    toc = toc_html(soup, site.lang)       # first: the records change the soup (one parse for both)
-    recs = search_records(soup, ch)
+    o = outline_module.outline(body, ch.title)
+    recs, toc = search_records(o.sections, ch), toc_html(o.toc, site.lang)
     if key:
         store.put_json("outline", key, {"records": recs, "toc": toc})
     return recs, toc
