@@ -32,10 +32,16 @@ def test_records_split_at_top_level_headings_and_keep_only_what_a_reader_sees():
     assert got == [
         ("", "Page", "Before & after the first heading."),       # the comment is not text
         ("sec-a", "The A section",                                # math: its MathML text, not its TeX
-         "Time per token T is short. Inside a divstill section A"),  # no script or style; a div is one piece
-        ("sec-hidden", "Not in the contents", "Hidden's textjoined No id: part of the section before"),
+         "Time per token T is short. Inside a div still section A"),  # no script or style; blocks apart
+        ("sec-hidden", "Not in the contents", "Hidden's text joined No id: part of the section before"),
         ("sec-b", "B x", "loose text"),                           # the template is not text
     ]
+
+
+def test_table_cells_and_paragraphs_in_one_block_never_run_together_and_inline_elements_do():
+    page = ('<div><table><tr><th>Quantity</th><th>Value</th></tr><tr><td>Memory</td><td>80 GiB</td></tr>'
+            '</table></div><div class="callout"><p>First.</p><p>Second <b>bold</b>ly said.</p></div>')
+    assert outline(page, "T").sections[0].text == "Quantity Value Memory 80 GiB First. Second boldly said."
 
 
 def test_an_end_tag_that_closes_nothing_is_ignored_and_what_is_left_open_ends_with_the_page():

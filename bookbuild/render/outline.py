@@ -4,8 +4,9 @@
 - its search records: the page split into sections at each top-level ``h1``/``h2``/``h3`` with an id,
   each with its title and its text.
 
-Text is what a reader sees: the strings of the elements, joined without separators inside one top-level
-element and with one space between top-level elements, whitespace collapsed; a math element is its
+Text is what a reader sees: the strings of the elements, with a space where a block, a table cell or a
+line break begins or ends (so a table's cells or a callout's paragraphs never run together) and none
+between inline elements, whitespace collapsed; a math element is its
 MathML text, without its TeX annotation. Strings inside ``script``, ``style``, ``template`` and ruby
 annotations (``rt``, ``rp``), comments (a translation's note to its translators) and declarations are not
 text.
@@ -20,6 +21,10 @@ VOID = frozenset("area base br col embed hr img input link meta param source tra
 #: elements whose strings are not the page's text
 NOT_TEXT = frozenset({"script", "style", "template", "rt", "rp"})
 HEADINGS = frozenset({"h1", "h2", "h3"})
+#: elements that begin and end a run of text: a space between theirs and the next
+BREAKS = frozenset("address article aside blockquote br caption dd details div dl dt figcaption figure footer "
+                   "h1 h2 h3 h4 h5 h6 header hr li main nav ol option p pre section select summary table tbody td tfoot th "
+                   "thead tr ul".split())
 TOC_LEVELS = frozenset({"h2", "h3"})
 
 
@@ -89,7 +94,12 @@ class _Reader(HTMLParser):
         while self.stack:                # what the page left open ends with it
             self._close_top()
 
+    def _break(self, tag):
+        if tag in BREAKS and self.stack and not (self.hidden or self.annotation):
+            self.stack[0].text.append(" ")
+
     def _open(self, tag, attrs):
+        self._break(tag)
         o = _Open(tag, {k: v or "" for k, v in attrs})
         self.stack.append(o)
         if tag in TOC_LEVELS:
@@ -100,6 +110,7 @@ class _Reader(HTMLParser):
 
     def _close_top(self) -> str:
         o = self.stack.pop()
+        self._break(o.name)
         self.hidden -= o.name in NOT_TEXT
         self.annotation -= o.name == "annotation" and self.math > 0
         self.math -= o.name == "math"
