@@ -478,7 +478,11 @@ def check_html(book: Path, browser=None, *, widths=WIDTHS, themes=THEMES, file_u
 def _launch():
     if not CHROMIUM.exists():
         raise RuntimeError(f"the page check needs Chromium at {CHROMIUM} (scripts/setup.sh installs it)")
-    import playwright.sync_api as sync_api
+    try:
+        import playwright.sync_api as sync_api
+    except ImportError:
+        raise RuntimeError("the page check needs playwright, which the test extra installs "
+                           "(pip install -e '.[test]'; scripts/setup.sh does)") from None
     pw = sync_api.sync_playwright().start()
     return pw, pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
 
