@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from preview import free_port  # noqa: E402
-from run import ROOT  # noqa: E402
+from run import ROOT, publish  # noqa: E402
 
 PAGES = ["en/appendix/inference-cost.html", "zh/appendix/inference-cost.zh.html"]
 DRAWN = "() => Array.from(document.querySelectorAll('.mlsysim-plot')).every(p => p.getAttribute('data-ready') === '1')"
@@ -97,10 +97,7 @@ def main() -> int:
     for (rel, name), v in rows.items():
         cells = [f"{statistics.median(v[k]):.0f} ({min(v[k]):.0f}–{max(v[k]):.0f})" for k in keys]
         table.append(f"| {rel} | {name} | " + " | ".join(cells) + " |")
-    print("\n".join(table))
-    if args.append:
-        with open(ROOT / "bench" / "results.md", "a", encoding="utf-8") as fh:
-            fh.write("\n" + "\n".join(table) + "\n")
+    publish(table, args.append)
     return 0
 
 

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import PY, ROOT, copy_sources  # noqa: E402
+from run import PY, ROOT, copy_sources, publish  # noqa: E402
 
 APPENDIX = "appendix/inference-cost.qmd"
 WORDS = ["promptly", "quickly", "directly", "readily", "simply", "easily", "swiftly", "neatly", "calmly", "boldly"]
@@ -193,10 +193,7 @@ def main() -> int:
              f"{os.cpu_count()} cores, Python {platform.python_version()} (load average {load:.1f} at the end)",
              "", f"| what | median s | min–max ({args.repeat} runs) |", "|---|---:|---|"]
     table += [f"| {n} | {m:.2f} | {lo:.2f}–{hi:.2f} |" for n, m, lo, hi in rows]
-    print("\n".join(table))
-    if args.append:
-        with open(ROOT / "bench" / "results.md", "a", encoding="utf-8") as fh:
-            fh.write("\n" + "\n".join(table) + "\n")
+    publish(table, args.append)
     return 0
 
 

@@ -116,6 +116,14 @@ print(json.dumps(out))
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+def publish(lines: list[str], append: bool) -> None:
+    """Print a results table; with ``append``, add it to bench/results.md."""
+    print("\n".join(lines))
+    if append:
+        with open(ROOT / "bench" / "results.md", "a", encoding="utf-8") as fh:
+            fh.write("\n" + "\n".join(lines) + "\n")
+
+
 def gz(path: Path) -> int:
     return len(gzip.compress(path.read_bytes(), 9, mtime=0))
 
@@ -175,13 +183,9 @@ def main() -> None:
         sec("pytest (whole suite)", _time([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"]))
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    head = (f"\n## {stamp} — {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()} "
-            f"(load average {load:.1f} at the end)\n\n| what | seconds (or size) |\n|---|---:|\n")
-    body = "".join(f"| {k} | {v} |\n" for k, v in rows.items())
-    print(head + body)
-    with open(ROOT / "bench" / "results.md", "a", encoding="utf-8") as fh:
-        fh.write(head + body)
-
+    publish([f"## {stamp} — {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()} "
+             f"(load average {load:.1f} at the end)", "", "| what | seconds (or size) |", "|---|---:|",
+             *(f"| {k} | {v} |" for k, v in rows.items())], append=True)
 
 if __name__ == "__main__":
     main()

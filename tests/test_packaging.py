@@ -40,27 +40,3 @@ def test_every_package_of_the_project_is_installed():
              for top in ("bookbuild", "mlsysim") for p in (ROOT / top).rglob("__init__.py")}
     assert found == listed, f"not listed: {found - listed}; listed but absent: {listed - found}"
 
-
-#: the import names of the test extra's packages (pyproject.toml: [project.optional-dependencies] test)
-TEST_ONLY = {"pytest": "pytest", "pytest-xdist": "xdist", "hypothesis": "hypothesis", "beautifulsoup4": "bs4",
-             "playwright": "playwright"}
-#: the one place that may: check-pages drives Chromium through playwright, and says so in one line without it
-DRIVES_A_BROWSER = {"bookbuild/pagecheck/browser.py: playwright.sync_api"}
-
-
-def test_the_library_and_the_engine_import_nothing_only_the_test_extra_installs():
-    """`pip install .[book]` must build the book: no module of mlsysim or bookbuild may import a package that
-    only the test extra brings (the engine once read its pages' outlines with BeautifulSoup), except the
-    page check's browser driver."""
-    import ast
-    extra = {_name(d) for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"]["test"]}
-    assert extra == set(TEST_ONLY), "name the import of each test-only package in TEST_ONLY"
-    bad = []
-    for top in ("bookbuild", "mlsysim"):
-        for p in sorted((ROOT / top).rglob("*.py")):
-            for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
-                names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                        [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
-                bad += [f"{p.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] in TEST_ONLY.values()]
-    assert set(bad) == DRIVES_A_BROWSER, bad

@@ -38,9 +38,9 @@ def tree_of(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
-def imports_of(name: str, path: Path) -> set[str]:
-    """The project modules ``name`` imports (relative imports resolved; ``from x import y`` names the
-    submodule x.y when it is one)."""
+def imported(name: str, path: Path) -> set[str]:
+    """Every module name ``name`` imports, wherever the import stands (relative imports resolved;
+    ``from x import y`` also names x.y, which is a module when y is one)."""
     pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     out = set()
     for node in ast.walk(tree_of(path)):
@@ -53,7 +53,12 @@ def imports_of(name: str, path: Path) -> set[str]:
                 base = ".".join(up + ([base] if base else []))
             out.add(base)
             out.update(f"{base}.{a.name}" for a in node.names)
-    return {m for m in out if m in MODULES and m != name}
+    return out
+
+
+def imports_of(name: str, path: Path) -> set[str]:
+    """The project modules ``name`` imports."""
+    return {m for m in imported(name, path) if m in MODULES and m != name}
 
 
 @lru_cache(maxsize=None)
@@ -176,3 +181,23 @@ def test_the_page_scripts_say_nothing_in_a_language_of_their_own():
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if CJK.search(line) or PER_LANGUAGE.search(line)]
     assert not found, "\n".join(found)
+
+
+#: the import names of the test extra's packages (pyproject.toml: [project.optional-dependencies] test)
+TEST_ONLY = {"pytest": "pytest", "pytest-xdist": "xdist", "hypothesis": "hypothesis", "beautifulsoup4": "bs4",
+             "playwright": "playwright"}
+#: the one place that may: check-pages drives Chromium through playwright, and says so in one line without it
+DRIVES_A_BROWSER = {"bookbuild.pagecheck.browser: playwright"}
+
+
+def test_the_library_and_the_engine_import_nothing_only_the_test_extra_installs():
+    """`pip install .[book]` must build the book: no module of mlsysim or bookbuild may import a package that
+    only the test extra brings (the engine once read its pages' outlines with BeautifulSoup), except the
+    page check's browser driver."""
+    import tomllib
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert {re.split(r"[<>=!~ \[]", d, maxsplit=1)[0] for d in extra["test"]} == set(TEST_ONLY), \
+        "name the import of each test-only package in TEST_ONLY"
+    bad = {f"{name}: {top}" for name, path in MODULES.items()
+           for top in {m.split(".")[0] for m in imported(name, path)} if top in TEST_ONLY.values()}
+    assert bad == DRIVES_A_BROWSER, bad

@@ -335,18 +335,20 @@ def redirect_html(site: Site, target: str) -> str:
 def page_outline(site: Site, body: str, ch: Chapter) -> tuple[list[dict], str]:
     """The page's search records and on-page table of contents (cached by the page's content, its name,
     title and language, and the engine: the build's environment, else this module and the outline's)."""
+    def compute() -> dict:
+        o = outline_module.outline(body, ch.title)
+        return {"records": search_records(o.sections, ch), "toc": toc_html(o.toc, site.lang)}
     store = site.store
-    engine = site.environment or file_digest(Path(__file__)) + file_digest(Path(outline_module.__file__))
-    key = (sha256_bytes(b"outline", body.encode("utf-8"), ch.page.encode(), ch.title.encode(), site.lang.encode(),
-                        engine.encode()) if store is not None and store.enabled else "")
-    hit = store.get_json("outline", key) if key else None
-    if hit is not None:
-        return hit["records"], hit["toc"]
-    o = outline_module.outline(body, ch.title)
-    recs, toc = search_records(o.sections, ch), toc_html(o.toc, site.lang)
-    if key:
-        store.put_json("outline", key, {"records": recs, "toc": toc})
-    return recs, toc
+    if store is None or not store.enabled:
+        out = compute()
+    else:
+        engine = site.environment or file_digest(Path(__file__)) + file_digest(Path(outline_module.__file__))
+        key = sha256_bytes(b"outline", body.encode("utf-8"), ch.page.encode(), ch.title.encode(), site.lang.encode(),
+                           engine.encode())
+        out = store.memo("outline", key, compute,
+                         lambda hit: isinstance(hit, dict) and isinstance(hit.get("records"), list)
+                         and isinstance(hit.get("toc"), str))
+    return out["records"], out["toc"]
 
 
 def _write(path: Path, text: str, written: list[Path]) -> None:

@@ -14,6 +14,7 @@ text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from html.parser import HTMLParser
 
 #: elements that never have content (no end tag follows them)
@@ -43,8 +44,8 @@ class Section:
     title: str
     pieces: list[str] = field(default_factory=list)
 
-    @property
-    def text(self) -> str:
+    @cached_property
+    def text(self) -> str:       # read once every piece is in (by :func:`outline` and the records)
         return " ".join(" ".join(self.pieces).split())
 
 
