@@ -34,7 +34,7 @@ def book_copy(tmp_path, edits=None, name="book") -> Path:
 def mlsysim_main(*args: str) -> subprocess.CompletedProcess:
     """``python -m mlsysim <args>``'s main, run in this process on the package's own data: its exit status
     and what it wrote to stdout and stderr. (The real command in a fresh process, and this same path for
-    broken data folders: tests/test_hostile_registry.py.)"""
+    broken data folders: tests/fresh.py, tests/test_hostile_registry.py and tests/test_hostile_environment.py.)"""
     import contextlib
     import io
 
@@ -46,6 +46,22 @@ def mlsysim_main(*args: str) -> subprocess.CompletedProcess:
         except SystemExit as exc:  # argparse refuses an option this way
             status = exc.code
     return subprocess.CompletedProcess(["python", "-m", "mlsysim", *args], status, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture
+def untouched():
+    """Asserts at the end of the test that the project tree is as it was (tests/fresh.py: project_state)."""
+    import fresh
+    before = fresh.project_state()
+    yield
+    assert fresh.project_state() == before, "a command wrote outside the test's temporary folder"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _compiled_once(tmp_path_factory):
+    """One folder per test session for the compiled modules of fresh interpreters (tests/fresh.py)."""
+    import fresh
+    fresh.COMPILED.append(tmp_path_factory.mktemp("pycache"))
 
 
 def golden(name: str) -> dict:
@@ -116,9 +132,10 @@ def rendered_book(tmp_path_factory) -> Path:
 #: the ``book`` tier; the fast tier is ``pytest -m "not book"`` (``world``: a copy of the tiny book that its
 #: tests render, HTML and PDF)
 BOOK_FIXTURES = frozenset({"rendered_book", "executed_appendix", "browser", "world"})
-#: test files whose tests run builds of a book, Node, a browser or signalled processes (seconds each)
+#: test files whose tests run builds of a book, Node, a browser, signalled processes or fresh interpreters
+#: (seconds each)
 BOOK_MODULES = frozenset({
-    "test_translation", "test_hostile_engine", "test_hostile_processes", "test_hostile_inputs", "test_mutations",
+    "test_translation", "test_hostile_engine", "test_hostile_environment", "test_hostile_processes", "test_hostile_inputs", "test_mutations",
     "test_author_loop", "test_parity", "test_live_runtime", "test_live_browser", "test_figures",
     "test_appendix_golden", "test_lecture_golden", "test_numbering", "test_compare_render", "test_render_book",
     "test_render_errors", "test_render_fixture", "test_bookbuild_execute", "test_bookbuild_check", "test_pages",

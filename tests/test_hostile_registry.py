@@ -1,155 +1,27 @@
-"""Hostile registry files, CLI options and environments (issue "Hostile input, round 3").
+"""Hostile registry files, CLI options and environments (issue "Hostile input, round 3"), in this process.
 
-Every broken registry file is a private copy of ``mlsysim/data`` (``MLSYSIM_DATA_DIR``); every command
-runs in a subprocess whose HOME, caches and temp folder lie in the test's temporary folder. Each
+Every broken registry file is a private copy of ``mlsysim/data`` (``MLSYSIM_DATA_DIR``), and the command
+runs in the test's own process with the package imported afresh (tests/fresh.py: ``mlsysim_in_process``,
+which tests/test_hostile_environment.py checks against the real command in a fresh interpreter). Each
 hostile test asserts the exit status, exactly one line on stderr and no traceback, that the line names
 what to change (file, entry and field), and that nothing outside the temporary folder changed (the
 project tree is hashed before and after). The expected messages are the rules the issue states: the
-closest valid field name, the entry and field, what to add.
+closest valid field name, the entry and field, what to add. The folders mlsysim picks for pint's and
+matplotlib's caches are checked here as functions of the environment; what a fresh interpreter makes of
+them, in tests/test_hostile_environment.py.
 """
 from __future__ import annotations
 
-import collections
 import copy
-import hashlib
 import os
 import re
-import shutil
-import subprocess
-import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
-
-DATA = ROOT / "mlsysim" / "data"
-
-
-# ───────────────────────────── helpers ─────────────────────────────
-
-def project_state() -> tuple[str, str]:
-    """A digest of every file under mlsysim/ (code and data) and git's view of the rest of the tree."""
-    h = hashlib.sha256()
-    for p in sorted((ROOT / "mlsysim").rglob("*")):
-        if p.is_file() and "__pycache__" not in p.parts:
-            h.update(p.relative_to(ROOT).as_posix().encode() + hashlib.sha256(p.read_bytes()).digest())
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
-                            capture_output=True, text=True).stdout
-    return h.hexdigest(), status
-
-
-@pytest.fixture
-def untouched():
-    """Asserts at the end of the test that the project tree is as it was."""
-    before = project_state()
-    yield
-    assert project_state() == before, "a command wrote outside the test's temporary folder"
-
-
-#: where the fresh processes keep their compiled modules: one temporary folder for the test session, never
-#: the project (each process then compiles mlsysim's sources once a session, not once a process)
-COMPILED: list[Path] = []
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _compiled_once(tmp_path_factory):
-    COMPILED.append(tmp_path_factory.mktemp("pycache"))
-
-
-def isolated_env(tmp_path: Path, **extra: str) -> dict:
-    """The environment of a subprocess: HOME, XDG folders, temp folder and matplotlib's folder in tmp_path;
-    Python's compiled modules in the session's COMPILED folder."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("XDG_", "MLSYSIM_", "MPLCONFIGDIR", "TMPDIR", "TEMP", "TMP", "PYTHONDONTWRITEBYTECODE"))}
-    (tmp_path / "tmp").mkdir(exist_ok=True)
-    env.update(HOME=str(tmp_path / "home"), TMPDIR=str(tmp_path / "tmp"), PYTHONPYCACHEPREFIX=str(COMPILED[-1]))
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env.update(extra)
-    return env
-
-
-def run(tmp_path: Path, *args: str, env: dict | None = None, timeout: float = 180):
-    return subprocess.run([sys.executable, *args], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=timeout, env=env if env is not None else isolated_env(tmp_path))
-
-
-def one_line(r) -> str:
-    assert "Traceback" not in r.stderr, r.stderr
-    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1, r.stderr
-    return lines[0]
-
-
-def data_copy(tmp_path: Path, file: str | None = None, old: str = "", new: str = "") -> Path:
-    """A private copy of the registry with ``old`` replaced by ``new`` once in ``file``."""
-    d = shutil.copytree(DATA, tmp_path / "data")
-    if file:
-        p = d / file
-        text = p.read_text(encoding="utf-8")
-        assert old in text, (file, old)
-        p.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return d
-
-
-def mlsysim_cli(tmp_path: Path, data: Path, *args: str):
-    """``python -m mlsysim <args>`` with ``MLSYSIM_DATA_DIR=data``, in a fresh process."""
-    return run(tmp_path, "-m", "mlsysim", *args, env=isolated_env(tmp_path, MLSYSIM_DATA_DIR=str(data)))
-
-
-Ran = collections.namedtuple("Ran", "returncode stdout stderr")
-#: mlsysim's modules that never read the data folder: pint's unit registry, built once per process
-_KEPT = ("mlsysim.units", "mlsysim.cachedirs")
-
-
-def _fresh_modules() -> dict:
-    return {k: m for k, m in sys.modules.items() if (k == "mlsysim" or k.startswith("mlsysim.")) and k not in _KEPT}
-
-
-def mlsysim_in_process(monkeypatch, capsys, data: Path | None, *args: str) -> Ran:
-    """What ``python -m mlsysim <args>`` (with ``MLSYSIM_DATA_DIR=data``) does, run in this process: the
-    package imported afresh, as at a real start (the registry, reference.toml and measurements.toml are
-    loaded and checked from ``data``; sys.argv[0] is "-m" during that import, as under ``python -m``),
-    then the CLI's main. The modules imported here are dropped afterwards and the session's own put back,
-    so every call loads its data anew; their compiled code is kept in the session's COMPILED folder, as a
-    fresh process's is. With ``data`` None (the package's own data) and a session whose mlsysim was
-    imported from it, the session's modules are used as they are. Warnings a real process would print
-    (Python's default filters) count as lines of stderr; any other exception propagates (a traceback fails
-    the test). test_the_in_process_run_prints_what_a_fresh_process_prints checks both against the real
-    command."""
-    import importlib
-    import warnings
-    own = data is None and "MLSYSIM_DATA_DIR" not in os.environ   # the session's mlsysim is on its own data
-    saved = {} if own else _fresh_modules()
-    if data is not None:
-        monkeypatch.setenv("MLSYSIM_DATA_DIR", str(data))
-    else:
-        monkeypatch.delenv("MLSYSIM_DATA_DIR", raising=False)
-    monkeypatch.setattr(sys, "argv", ["-m", *args])
-    monkeypatch.setattr(sys, "pycache_prefix", str(COMPILED[-1]))
-    monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    capsys.readouterr()
-    for k in saved:
-        del sys.modules[k]
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.resetwarnings()
-            warnings.simplefilter("default")
-            for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
-                warnings.filterwarnings("ignore", category=quiet)
-            try:
-                status = importlib.import_module("mlsysim.cli").main(list(args))
-            except SystemExit as exc:
-                status = exc.code
-    finally:
-        if saved:
-            for k in _fresh_modules():
-                del sys.modules[k]
-            sys.modules.update(saved)
-    out, err = capsys.readouterr()
-    err += "".join(f"{w.filename}:{w.lineno}: {w.category.__name__}: {w.message}\n" for w in caught)
-    return Ran(status, out, err)
-
+from fresh import DATA, a_file, data_copy, mlsysim_in_process, one_line, private_temp
 
 H100_BLOCK = DATA.joinpath("accelerators.toml").read_text(encoding="utf-8").split("[H100]\n", 1)[1].split("\n[", 1)[0]
 
@@ -224,31 +96,6 @@ def test_a_malformed_registry_file_is_one_line_naming_file_entry_and_field(tmp_p
     line = one_line(r)
     assert line.startswith(f"mlsysim: error: {data / file}: {where}:"), line
     assert words in line, line
-
-
-#: one case of each way the command fails: a registry file refused while the package is imported, a
-#: measurement refused inside the command, an option argparse refuses
-REAL_PROCESS = [
-    ("accelerators.toml", 'vendor = "NVIDIA"', 'vendr = "NVIDIA"', ("list",)),
-    ("measurements.toml", "count = 2", "count = true", ("calibrate",)),
-    (None, "", "", ("reference", "--kv-bytes=nan")),
-]
-
-
-@pytest.mark.parametrize("file, old, new, args", REAL_PROCESS, ids=["import", "command", "option"])
-def test_the_in_process_run_prints_what_a_fresh_process_prints(tmp_path, untouched, monkeypatch, capsys, file, old,
-                                                               new, args):
-    """The hostile cases run in this process (mlsysim_in_process); the real command, in a fresh interpreter
-    whose HOME, caches and temp folder are the test's, must give the same status, stdout and one stderr line
-    (no traceback), and write nothing outside the temporary folder."""
-    data = data_copy(tmp_path, file, old, new)
-    real = mlsysim_cli(tmp_path, data, *args)
-    assert real.returncode == 2 and real.stdout == ""
-    line = one_line(real)
-    assert line.startswith(f"mlsysim: error: {data / file if file else 'argument --kv-bytes'}"), line
-    assert mlsysim_in_process(monkeypatch, capsys, data, *args) == (real.returncode, real.stdout, real.stderr)
-    if file is None:   # nothing in the data changed: the session's own modules print the same
-        assert mlsysim_in_process(monkeypatch, capsys, None, *args) == (real.returncode, real.stdout, real.stderr)
 
 
 @pytest.mark.parametrize("old, new, field, words", [
@@ -526,146 +373,80 @@ def test_a_cli_option_out_of_range_is_one_line_naming_it_and_its_range(tmp_path,
     assert words in line and repr(value) in line, line
 
 
-def test_the_cli_on_an_ascii_terminal_escapes_what_it_cannot_show(tmp_path, untouched):
-    env = isolated_env(tmp_path, LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
-    r = run(tmp_path, "-m", "mlsysim", "reference", env=env)
-    assert r.returncode == 0 and r.stderr == "", r.stderr
-    # 2 x 70.6e9 flop / 1978.9e12 flop/s = 71.35 us, the "µ" escaped
-    assert re.search(r"Prefill time per prompt token +71\.35 \\xb5s$", r.stdout, re.M), r.stdout
-
-
-# ───────────────────────────── any environment ─────────────────────────────
+# ───────────────────────────── the cache folders, as functions of the environment ─────────────────────────────
 #
-# Root ignores file modes, so an unwritable folder is one under a FILE: mkdir fails there for everyone.
+# Root ignores file modes, so an unwritable folder is one under a FILE: mkdir fails there for everyone. What a
+# fresh interpreter makes of these folders (pint really writes and reads its cache there, a full disk, a
+# truncated file, matplotlib's own folders): tests/test_hostile_environment.py.
 
-PROBE = r"""
-import json, mlsysim
-from mlsysim.units import UNIT_CACHE_FOLDER, ureg
-print(json.dumps({"cache": str(UNIT_CACHE_FOLDER), "byte": str(ureg.byte.dimensionality),
-                  "h100_bytes": mlsysim.Hardware.Cloud.H100.memory.capacity.to("byte").magnitude}))
-"""
-#: hand derivations: 80 GiB = 80 * 2**30 bytes; a byte is [information]
-UNITS_OK = {"byte": "[information]", "h100_bytes": 80 * 2**30}
-
-
-def _a_file(tmp_path: Path) -> Path:
-    f = tmp_path / "not-a-folder"
-    f.write_text("a file where a folder is expected\n", encoding="utf-8")
-    return f
-
-
-def _probe(tmp_path: Path, env: dict, prelude: str = "") -> dict:
-    import json
-    r = run(tmp_path, "-c", prelude + PROBE, env=env)
-    assert r.returncode == 0 and r.stderr == "", r.stderr
-    first, *more = r.stdout.splitlines()
-    out = json.loads(first)
-    assert {k: out[k] for k in UNITS_OK} == UNITS_OK
-    return {**out, "more": more} if more else out
-
-
-def _private_temp(tmp_path: Path, name: str) -> Path:
-    return tmp_path / "tmp" / f"mlsysim-{os.getuid()}" / name
+@pytest.fixture
+def no_cache_settings(tmp_path, monkeypatch):
+    """No XDG folder, no MPLCONFIGDIR, the unit cache on, and Python's temp folder ``tmp_path/tmp``."""
+    for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "MPLCONFIGDIR", "MLSYSIM_UNIT_CACHE"):
+        monkeypatch.setenv(name, "")   # recorded, so that what the function under test sets is undone
+        monkeypatch.delenv(name)
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    return monkeypatch
 
 
 @pytest.mark.parametrize("home", ["a file", "a folder under a file"])
-def test_import_with_an_unwritable_home_uses_a_private_temp_cache(tmp_path, untouched, home):
-    f = _a_file(tmp_path)
-    env = isolated_env(tmp_path, HOME=str(f if home == "a file" else f / "home"))
-    cold = _probe(tmp_path, env)
-    assert cold["cache"] == str(_private_temp(tmp_path, "pint"))
-    assert any(_private_temp(tmp_path, "pint").iterdir())  # pint really wrote its cache there
-    assert _probe(tmp_path, env) == cold                     # and reads it back
-    assert oct(_private_temp(tmp_path, "").stat().st_mode & 0o777) == "0o700"
+def test_without_a_writable_home_pints_cache_is_a_private_temp_folder(tmp_path, no_cache_settings, home):
+    from mlsysim.cachedirs import pint_cache_folder
+    f = a_file(tmp_path)
+    no_cache_settings.setenv("HOME", str(f if home == "a file" else f / "home"))
+    assert pint_cache_folder() == private_temp(tmp_path, "pint")
+    assert oct(private_temp(tmp_path, "").stat().st_mode & 0o777) == "0o700"   # this user's alone
 
 
-def test_xdg_cache_home_is_used_when_it_is_writable(tmp_path, untouched):
-    env = isolated_env(tmp_path, HOME=str(_a_file(tmp_path)), XDG_CACHE_HOME=str(tmp_path / "xdg"))
-    assert _probe(tmp_path, env)["cache"] == str(tmp_path / "xdg" / "pint")
+def test_pints_cache_is_under_xdg_cache_home_when_it_is_writable(tmp_path, no_cache_settings):
+    from mlsysim.cachedirs import pint_cache_folder
+    no_cache_settings.setenv("HOME", str(a_file(tmp_path)))
+    no_cache_settings.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert pint_cache_folder() == tmp_path / "xdg" / "pint"
 
 
-def test_an_unwritable_xdg_cache_home_falls_back(tmp_path, untouched):
-    f = _a_file(tmp_path)
-    env = isolated_env(tmp_path, HOME=str(f), XDG_CACHE_HOME=str(f / "cache"))
-    assert _probe(tmp_path, env)["cache"] == str(_private_temp(tmp_path, "pint"))
+def test_pints_cache_is_under_home_without_xdg(tmp_path, no_cache_settings):
+    from mlsysim.cachedirs import pint_cache_folder
+    no_cache_settings.setenv("HOME", str(tmp_path / "home"))
+    assert pint_cache_folder() == tmp_path / "home" / ".cache" / "pint"
 
 
-def test_nothing_writable_at_all_disables_the_cache(tmp_path, untouched):
-    f = _a_file(tmp_path)
-    env = isolated_env(tmp_path, HOME=str(f), XDG_CACHE_HOME=str(f / "cache"))
-    # no usable temp folder either: the temp folder Python would use is a file
-    out = _probe(tmp_path, env, prelude=f"import tempfile; tempfile.tempdir = {str(f)!r}\n")
-    assert out["cache"] == "None"
+def test_an_unwritable_xdg_cache_home_falls_back_to_a_private_temp_folder(tmp_path, no_cache_settings):
+    from mlsysim.cachedirs import pint_cache_folder
+    f = a_file(tmp_path)
+    no_cache_settings.setenv("HOME", str(f))
+    no_cache_settings.setenv("XDG_CACHE_HOME", str(f / "cache"))
+    assert pint_cache_folder() == private_temp(tmp_path, "pint")
 
 
-def test_a_cache_that_fails_while_writing_is_dropped(tmp_path, untouched):
-    env = isolated_env(tmp_path, XDG_CACHE_HOME=str(tmp_path / "xdg"))
-    prelude = ("import flexcache, os\ncalls = []\n"
-               "def full(*a, **k):\n    calls.append(1)\n    raise OSError(28, 'No space left on device')\n"
-               "flexcache.DiskCache.rawsave = full\n")
-    out = _probe(tmp_path, env, prelude=prelude + "import atexit\natexit.register(lambda: print(len(calls)))\n")
-    assert out["cache"] == "None" and int(out["more"][0]) >= 1  # the write was tried, failed, and was dropped
+def test_with_nothing_writable_or_the_cache_off_there_is_no_unit_cache(tmp_path, no_cache_settings):
+    from mlsysim.cachedirs import pint_cache_folder
+    f = a_file(tmp_path)
+    no_cache_settings.setenv("HOME", str(f))
+    no_cache_settings.setenv("XDG_CACHE_HOME", str(f / "cache"))
+    no_cache_settings.setattr(tempfile, "tempdir", str(f))   # the temp folder Python would use is a file
+    assert pint_cache_folder() is None
+    no_cache_settings.setenv("HOME", str(tmp_path / "home"))    # a writable home again: used
+    no_cache_settings.delenv("XDG_CACHE_HOME")
+    assert pint_cache_folder() == tmp_path / "home" / ".cache" / "pint"
+    no_cache_settings.setenv("MLSYSIM_UNIT_CACHE", "off")
+    assert pint_cache_folder() is None
 
 
-def test_a_truncated_cache_file_is_dropped(tmp_path, untouched):
-    env = isolated_env(tmp_path, XDG_CACHE_HOME=str(tmp_path / "xdg"))
-    _probe(tmp_path, env)
-    pickles = list((tmp_path / "xdg" / "pint").glob("*.pickle"))
-    assert pickles
-    for p in pickles:
-        p.write_bytes(b"")
-    assert _probe(tmp_path, env)["cache"] == "None"
+def test_without_a_writable_home_matplotlibs_folder_is_a_private_temp_folder(tmp_path, no_cache_settings):
+    from mlsysim.cachedirs import use_writable_mplconfigdir
+    no_cache_settings.setenv("HOME", str(a_file(tmp_path)))
+    want = private_temp(tmp_path, "matplotlib")
+    assert use_writable_mplconfigdir() == want and os.environ["MPLCONFIGDIR"] == str(want)
 
 
-def test_the_cli_runs_with_a_home_that_is_a_file(tmp_path, untouched):
-    import json
-    r = run(tmp_path, "-m", "mlsysim", "reference", "--json", env=isolated_env(tmp_path, HOME=str(_a_file(tmp_path))))
-    assert r.returncode == 0 and r.stderr == "", r.stderr
-    v = json.loads(r.stdout)
-    assert round(v["ridge_flop_per_byte"]) == 591 and v["resident_trajectories"] == 48  # the seed's values
-
-
-@pytest.mark.parametrize("locale_env", [{"LANG": "C"}, {"LANG": "C", "LC_ALL": "C"}])
-def test_the_cli_under_the_c_locale(tmp_path, untouched, locale_env):
-    r = run(tmp_path, "-m", "mlsysim", "show", "B200", env=isolated_env(tmp_path, **locale_env))
-    assert r.returncode == 0 and r.stderr == "", r.stderr
-    assert "conflict memory.capacity: 192 GB" in r.stdout and " — " in r.stdout  # Python's UTF-8 mode
-
-
-# ───────────────────────────── matplotlib's folder ─────────────────────────────
-
-MPL_PROBE = r"""
-import json, os
-from mlsysim.cachedirs import use_writable_mplconfigdir
-chosen = use_writable_mplconfigdir(FALLBACKS) if CALL else None
-import matplotlib
-print(json.dumps({"chosen": str(chosen), "config": matplotlib.get_configdir(), "cache": matplotlib.get_cachedir()}))
-"""
-
-
-def _mpl(tmp_path: Path, call: bool, fallbacks=(), **env_extra):
-    import json
-    code = MPL_PROBE.replace("FALLBACKS", repr([str(f) for f in fallbacks])).replace("CALL", str(call))
-    r = run(tmp_path, "-c", code, env=isolated_env(tmp_path, HOME=str(_a_file(tmp_path)), **env_extra))
-    assert r.returncode == 0, r.stderr
-    return r, json.loads(r.stdout)
-
-
-def test_without_a_writable_home_matplotlib_warns_and_makes_a_throwaway_folder(tmp_path, untouched):
-    r, out = _mpl(tmp_path, call=False)
-    assert "Matplotlib created a temporary cache directory" in r.stderr  # the problem the function solves
-
-
-def test_use_writable_mplconfigdir_picks_a_private_temp_folder(tmp_path, untouched):
-    r, out = _mpl(tmp_path, call=True)
-    want = str(_private_temp(tmp_path, "matplotlib"))
-    assert r.stderr == "" and out == {"chosen": want, "config": want, "cache": want}
-
-
-def test_use_writable_mplconfigdir_prefers_the_callers_fallback(tmp_path, untouched):
+def test_without_a_writable_home_matplotlibs_folder_is_the_callers_fallback(tmp_path, no_cache_settings):
+    from mlsysim.cachedirs import use_writable_mplconfigdir
+    f = a_file(tmp_path)
+    no_cache_settings.setenv("HOME", str(f))
     proj = tmp_path / "project" / "_build" / "cache" / "matplotlib"
-    r, out = _mpl(tmp_path, call=True, fallbacks=[_a_file(tmp_path) / "x", proj])
-    assert r.stderr == "" and out == {"chosen": str(proj), "config": str(proj), "cache": str(proj)}
+    assert use_writable_mplconfigdir([f / "x", proj]) == proj and os.environ["MPLCONFIGDIR"] == str(proj)
 
 
 def test_use_writable_mplconfigdir_keeps_a_writable_setting(tmp_path, monkeypatch):
@@ -679,10 +460,10 @@ def test_use_writable_mplconfigdir_replaces_an_unwritable_setting(tmp_path, monk
     import tempfile
 
     from mlsysim.cachedirs import use_writable_mplconfigdir
-    monkeypatch.setenv("MPLCONFIGDIR", str(_a_file(tmp_path) / "mpl"))
+    monkeypatch.setenv("MPLCONFIGDIR", str(a_file(tmp_path) / "mpl"))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
-    want = _private_temp(tmp_path, "matplotlib")
+    want = private_temp(tmp_path, "matplotlib")
     assert use_writable_mplconfigdir() == want and os.environ["MPLCONFIGDIR"] == str(want)
 
 
@@ -715,7 +496,7 @@ def test_a_temp_folder_another_user_could_fill_is_refused(tmp_path, monkeypatch,
 
 def test_the_results_cache_survives_an_unusable_folder_and_an_unreadable_file(tmp_path, monkeypatch):
     from mlsysim import diskcache
-    monkeypatch.setenv(diskcache.ENV, str(_a_file(tmp_path)))   # MLSYSIM_CACHE names a file
+    monkeypatch.setenv(diskcache.ENV, str(a_file(tmp_path)))   # MLSYSIM_CACHE names a file
     assert diskcache.json_memo("kind", ("x",), lambda: {"v": 1}) == {"v": 1}
     real = Path.read_bytes
 
