@@ -230,6 +230,27 @@ def test_diff_lists_every_number_a_registry_edit_moved(tmp_path):
     assert lines[-1].startswith("bookbuild diff: 1 change(s) against HEAD")
 
 
+def test_diff_runs_a_chapter_for_its_numbers_alone_and_the_build_still_draws_its_figures(tmp_path):
+    # a cell that draws a static figure (mlsysim.figures.book_figure writes appendix/figures/<key>.en.svg)
+    root = project(tmp_path)
+    p = root / CHAPTER
+    p.write_text(p.read_text(encoding="utf-8") + "\n```{python}\n#| label: draw-queue\n"
+                 "from mlsysim.figures import book_figure, queueing_spec\n_queue = book_figure(queueing_spec())\n```\n",
+                 encoding="utf-8")
+    (root / ".gitignore").write_text("_build/\n_book/\n__pycache__/\n*.svg\n", encoding="utf-8")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "book")
+    svg = root / "appendix" / "figures" / "queueing-knee.en.svg"
+    edit_bandwidth(root, "3.90 TB/s")
+    r = build(root, cmd="diff", env={})
+    assert "HW.bw_str: 3.35 → 3.90" in r.stdout
+    assert not svg.exists()                      # both sides ran for their numbers: nothing drawn
+    r = build(root, "--profile", "en")
+    assert executed_counts(r)[0] >= 1             # diff's runs are not the build's: the chapter runs
+    assert svg.is_file() and svg.read_bytes().startswith(b"<?xml")   # and draws its figure
+
+
 def test_diff_reports_a_guard_the_edit_breaks(tmp_path):
     root = committed_project(tmp_path)
     p = root / CHAPTER

@@ -284,3 +284,14 @@ def test_a_legend_the_static_figure_leaves_out_is_placed_below_the_plot_in_html(
     layout = plotly_json(policy_map_spec(0.08, 26.0, rows, stall=3.0), "en")["layout"]
     assert layout["showlegend"]
     assert layout["legend"]["orientation"] == "h" and layout["legend"]["yref"] == "container"
+
+
+def test_under_static_figures_false_a_figure_displays_the_same_and_draws_nothing(tmp_path):
+    from mlsysim.figures import book_figure, queueing_spec, static_figures
+    spec = queueing_spec()
+    with static_figures(False):
+        described = book_figure(spec, tmp_path / "out", lang="en")
+    assert not (tmp_path / "out").exists()
+    drawn = book_figure(spec, tmp_path / "out", lang="en")   # outside the block: drawn, as always
+    assert Path(drawn.svg_link).is_file()
+    assert described.svg_link == drawn.svg_link and described._repr_markdown_() == drawn._repr_markdown_()

@@ -9,7 +9,9 @@ change is not executed again), and lists, for every book:
 - every guard whose result changed (held → fails, or fails → holds), with its message.
 
 Guards are recorded rather than raised for this (the build's ``facts`` run), so a change that breaks a
-claim still shows every number it moved, and the claim it broke.
+claim still shows every number it moved, and the claim it broke. A chapter the build's cache does not hold
+runs for its numbers alone: its figures are described, their static SVGs not drawn (matplotlib is most of a
+chapter's time), and the run is cached under a key of its own, which a build never takes.
 """
 from __future__ import annotations
 

@@ -9,7 +9,9 @@
 - guards are recorded (``mlsysim.guards.recording``) and kept with the chapter, so ``diff`` reads the
   same cached chapters as the build; the first guard that fails still fails the chapter, named by its
   file, line and cell, as it would have raised (``raise_guards=False``: kept, for ``diff``);
-- mlsysim keeps figures and explorer data between builds in the build's cache folder.
+- mlsysim keeps figures and explorer data between builds in the build's cache folder; a run that reads
+  only the numbers (``draw_figures=False``: ``diff``) describes each figure without drawing its static SVG
+  (``mlsysim.figures.static_figures``).
 """
 from __future__ import annotations
 
@@ -63,10 +65,10 @@ class BookHooks(Hooks):
     """The book's hooks for one chapter run (created in the chapter's own process)."""
 
     def __init__(self, root: Path, *, mark_inline: bool = True, explain: bool = True,
-                 cache_folder: Path | None = None, raise_guards: bool = True):
+                 cache_folder: Path | None = None, raise_guards: bool = True, draw_figures: bool = True):
         self.root = Path(root).resolve()
         self.mark_inline, self.explain, self.cache_folder = mark_inline, explain, cache_folder
-        self.raise_guards = raise_guards
+        self.raise_guards, self.draw_figures = raise_guards, draw_figures
         self.cells_files: set[str] | None = None   # the files the chapter's cells live in (set by around())
         self.provenance: dict[str, dict] = {}
         self.guard_map: list[dict] = []
@@ -83,7 +85,7 @@ class BookHooks(Hooks):
             yield
             return
         diskcache.configure(self.cache_folder / "mlsysim" if self.cache_folder else None)
-        with recording(accept=self._in_chapter) as rec:
+        with self._figures(), recording(accept=self._in_chapter) as rec:
             try:
                 yield
             except BuildError:
@@ -96,6 +98,15 @@ class BookHooks(Hooks):
         failed = self._first_failure(rec.records)
         if failed is not None and self.raise_guards:
             raise failed
+
+    def _figures(self) -> contextlib.AbstractContextManager:
+        """Static figures drawn or only described (``draw_figures``); an mlsysim older than
+        ``static_figures`` (another revision's, under ``diff``) draws them, as it always did."""
+        try:
+            from mlsysim.figures import static_figures
+        except ImportError:
+            return contextlib.nullcontext()
+        return static_figures(self.draw_figures)
 
     def _in_chapter(self, filename: str) -> bool:
         """A guard of the chapter's own cells (the library's own checks raise as they always do)."""

@@ -9,6 +9,10 @@ A chapter whose prose alone changed (its cells the same code and options at the 
 reworded, a paragraph added below the last cell) runs no cell: the last run of the same cells, found
 by :func:`cells_key`, is replayed over the edited text (:class:`~bookbuild.execute.Replay`), and cached
 under the chapter's own key as a run would be.
+
+``diff``'s build (``facts``) takes the build's own entries where they are; a chapter it must run is run
+for its numbers alone (guards kept, not raised; figures described, their static SVG not drawn) and cached
+under a key of its own, which a build never takes.
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from pathlib import Path
 from .. import pool
 from ..book.hooks import BookHooks, preload
 from ..cache import file_digest, sha256_bytes
-from ..errors import BuildError, BuildFailed, CellError, GuardFailure
+from ..errors import BuildError, BuildFailed, CellError
 from ..execute import NotReplayable, Replay, RunOptions, cells_signature, chapter_job, from_json, to_json
 from ..project import Book
 from ..source import Document
@@ -39,7 +43,7 @@ def _run_parts(build: Build, book: Book) -> list[bytes]:
 
 
 def chapter_key(build: Build, book: Book, doc: Document, kind: str = "book") -> str:
-    """``kind``: ``book`` (guards fail the chapter) or ``facts`` (a chapter whose guards fail, kept for diff)."""
+    """``kind``: ``book`` (the build's run) or ``facts`` (``diff``'s run: guards kept, no static figures)."""
     parts = [b"chapter", *_run_parts(build, book), kind.encode()]
     for rel, sf in doc.files.items():
         parts += [rel.encode(), sf.digest.encode()]
@@ -111,16 +115,18 @@ def _options(build: Build, book: Book, doc: Document, out: Path) -> RunOptions:
                       output_cap=s.output_cap)
 
 
-def _hooks(build: Build, raise_guards: bool = True):
-    """The book's hooks for one chapter run (made in the process that runs it)."""
-    return partial(BookHooks, build.root, cache_folder=build.settings.cache_folder, raise_guards=raise_guards)
+def _hooks(build: Build, facts: bool = False):
+    """The book's hooks for one chapter run (made in the process that runs it); ``facts`` (``diff``'s run):
+    guards kept instead of raised, figures described without drawing their static SVG."""
+    return partial(BookHooks, build.root, cache_folder=build.settings.cache_folder, raise_guards=not facts,
+                   draw_figures=not facts)
 
 
-def _job(build: Build, book: Book, doc: Document, out: Path, raise_guards: bool = True) -> pool.Job:
+def _job(build: Build, book: Book, doc: Document, out: Path, facts: bool = False) -> pool.Job:
     s = build.settings
     skip = [s.root / "_build", s.root / "_book", s.root / ".venv", *[Path(p) for p in _library_skips(build)]]
     return pool.Job(f"{book.profile}:{doc.path}", chapter_job,
-                    (doc, _options(build, book, doc, out), _hooks(build, raise_guards), skip),
+                    (doc, _options(build, book, doc, out), _hooks(build, facts), skip),
                     silence=s.cell_timeout + GRACE)
 
 
@@ -173,14 +179,17 @@ def _plan(build: Build, results: dict, keys: dict, errors: list) -> list[pool.Jo
             if hit is not None:
                 results[name] = hit
                 build.report.cached.append(name)
+            elif build.facts:   # diff's run of its own: never taken for the build's (no static figures)
+                keys[name] = chapter_key(build, book, doc, "facts")
+                jobs.append(_job(build, book, doc, out, facts=True))
             else:
                 jobs.append(_job(build, book, doc, out))
     return jobs
 
 
-def _run_jobs(build: Build, jobs: list[pool.Job], keys: dict, results: dict, errors: list) -> list[pool.Job]:
-    """Run ``jobs``; returns, for a facts build, the jobs to run again keeping the guards they broke."""
-    again = []
+def _run_jobs(build: Build, jobs: list[pool.Job], keys: dict, results: dict, errors: list) -> None:
+    """Run ``jobs`` and cache what they executed; a chapter that failed is an error (a facts build's
+    guards are kept, not raised: its chapter fails only when a cell does)."""
     ran = pool.run(jobs, build.settings.width)
     for job in jobs:
         r = ran[job.key]
@@ -189,18 +198,12 @@ def _run_jobs(build: Build, jobs: list[pool.Job], keys: dict, results: dict, err
             ec, reads = r
             results[job.key] = ec
             _to_cache(build, book, job.args[0], keys[job.key], ec, reads, build.executed_dir(book.profile) / "figures",
-                      replayable=job.args[2].keywords.get("raise_guards", True))   # a chapter kept for diff: not
+                      replayable=job.args[2].keywords.get("draw_figures", True))   # a facts run: not the build's
             build.report.executed.append(job.key)
             continue
         err = failure(r, job, build.root, build.settings.cell_timeout)
-        if build.facts and isinstance(err, GuardFailure) and job.key not in again:
-            doc = job.args[0]
-            keys[job.key] = chapter_key(build, book, doc, "facts")
-            again.append(_job(build, book, doc, build.executed_dir(book.profile), raise_guards=False))
-            continue
         errors.append((job.key.split(":", 1)[0], err))
         build.failures[job.key] = err
-    return again
 
 
 def once_per_problem(build: Build, errors: list[tuple[str, BuildError]]) -> list[BuildError]:
@@ -225,9 +228,7 @@ def run(build: Build) -> None:
     jobs = _plan(build, results, keys, errors)
     if jobs:
         preload(build.root, build.settings.cache_folder)
-        again = _run_jobs(build, jobs, keys, results, errors)
-        if again:
-            _run_jobs(build, again, keys, results, errors)
+        _run_jobs(build, jobs, keys, results, errors)
     if errors and not build.facts:
         raise BuildFailed(once_per_problem(build, errors))
     for book in build.books:

@@ -5,6 +5,8 @@ with the plotly figure (a ``<div class="mlsysim-plot">`` holding its JSON, drawn
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from .. import diskcache
@@ -46,11 +48,31 @@ class BookFigure:
         return f"<mlsysim figure {self.spec.key} ({self.lang})>"
 
 
+#: whether :func:`book_figure` writes the static SVG (see :func:`static_figures`)
+_STATIC: ContextVar[bool] = ContextVar("mlsysim_static_figures", default=True)
+
+
+@contextmanager
+def static_figures(draw: bool):
+    """Within the block, :func:`book_figure` writes its static SVG (``draw``, the default) or not: a run
+    that reads only a chapter's numbers or its figures' descriptions (``bookbuild diff``; the reader's
+    choices and live mode, which send plotly JSON) gets the same :class:`BookFigure`, the same markdown
+    and the same link, without matplotlib drawing a file nobody opens."""
+    token = _STATIC.set(bool(draw))
+    try:
+        yield
+    finally:
+        _STATIC.reset(token)
+
+
 def book_figure(spec: FigureSpec, out_dir="figures", *, lang: str | None = None) -> BookFigure:
     """Write ``out_dir/<key>.<lang>.svg`` (the static figure) and return the displayable :class:`BookFigure`.
-    ``lang`` defaults to the book's language (:func:`book_lang`). ``out_dir`` is relative to the chapter."""
+    ``lang`` defaults to the book's language (:func:`book_lang`). ``out_dir`` is relative to the chapter.
+    Under ``static_figures(False)`` the file is not written (the figure displays the same)."""
     lang = lang or book_lang()
     path = Path(out_dir) / f"{spec.key}.{lang}.svg"
+    if not _STATIC.get():
+        return BookFigure(spec, lang, path.as_posix())
     key = (str(path.resolve()), _spec_fingerprint(spec, lang))
     if _DRAWN.get(str(path.resolve())) != key or not path.exists():
         cached = _figure_cache(key[1], lang)

@@ -13,7 +13,7 @@ reference-only (which the page never swaps) and the failed guards, or ``error``.
 
 :func:`figures` then runs a chapter's figure cells in the same namespace and returns each figure's
 plotly JSON (``mlsysim.figures.plotly_json``), the description the build draws, without writing the
-static SVG (``book_figure`` is replaced for the duration by one that only describes).
+static SVG (``mlsysim.figures.static_figures(False)`` for the duration).
 """
 from __future__ import annotations
 
@@ -155,28 +155,6 @@ def run_choice(cells: list[dict], choice: dict[str, Any], *, root: str, precisio
     return res, module
 
 
-@contextlib.contextmanager
-def _describing_figures(module: types.ModuleType):
-    """``book_figure`` that describes (a BookFigure) without drawing the static SVG, for the duration."""
-    import mlsysim.figures as F
-    from mlsysim.figures.book import BookFigure
-    from mlsysim.figures.spec import book_lang
-
-    def book_figure(spec, out_dir="figures", *, lang=None):
-        return BookFigure(spec, lang or book_lang(), "")
-
-    saved_pkg, saved_ns = F.book_figure, module.__dict__.get("book_figure")
-    F.book_figure = book_figure
-    if saved_ns is not None:
-        module.__dict__["book_figure"] = book_figure
-    try:
-        yield
-    finally:
-        F.book_figure = saved_pkg
-        if saved_ns is not None:
-            module.__dict__["book_figure"] = saved_ns
-
-
 def figures(module: types.ModuleType, cells: list[dict], choice: dict[str, Any], lang: str, *, root: str,
             precision: str) -> dict[str, Any]:
     """Run the figure cells (``{"file", "line", "code", "figure": label}``, the ``fig-`` cells and the cells
@@ -184,7 +162,7 @@ def figures(module: types.ModuleType, cells: list[dict], choice: dict[str, Any],
     ``{"figures": {key: {"data", "layout"}}, "failed": [labels]}`` (a figure whose cell fails keeps the
     reference). Guards of these cells are pins of the figures against the prose, recorded and not reported."""
     import mlsysim.scenario as S
-    from mlsysim.figures.book import BookFigure
+    from mlsysim.figures.book import BookFigure, static_figures
     from mlsysim.figures.plotly_figure import plotly_json
     from mlsysim.fmt import adaptive
     from mlsysim.guards import recording
@@ -192,7 +170,7 @@ def figures(module: types.ModuleType, cells: list[dict], choice: dict[str, Any],
     sc = S.scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision") or precision,
                     **{k: v for k, v in choice.items() if k not in ("accelerator", "model", "precision")})
     ns = module.__dict__
-    with S.use(sc), recording(), adaptive(), _describing_figures(module), _main_module(module):
+    with S.use(sc), recording(), adaptive(), static_figures(False), _main_module(module):
         for cell in cells:
             label = cell.get("figure") or cell.get("label") or ""
             try:
