@@ -1,6 +1,7 @@
 """The author's loop, measured: ``preview`` in a private copy of the committed sources, and the time from
 saving an edit to the page the reader has open showing it (headless Chromium; the page reloads itself
-when the preview says a new build is there). Edits: a prose sentence of the appendix; a scenario input
+when the preview says a new build is there; a prose edit is first shown in place, before the build, and
+that is timed too: until the new word is in the open page). Edits: a prose sentence of the appendix; a scenario input
 in one of its cells; a registry value (the A100's bandwidth in mlsysim/data/accelerators.toml: every chapter reads the
 registry, and the appendix's page offers the A100).
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import json
 import os
 import platform
 import socket
@@ -123,7 +125,6 @@ def main() -> int:
         try:
             url = f"http://127.0.0.1:{port}/appendix/inference-cost.html"
             status = f"http://127.0.0.1:{port}/__bookbuild__/status"
-            import json
             import urllib.request
 
             def version():
@@ -147,15 +148,21 @@ def main() -> int:
                         v = version()
                         return v and not any("being computed again" in w for w in v.get("warnings", []))
 
-                    def save_and_wait(text: str) -> tuple[float, float]:
-                        """Save ``text``; seconds until the open page has reloaded with the new build, and
-                        until it holds the whole page (the preview shows the text first, the choices next)."""
+                    def save_and_wait(text: str, shows: str | None = None) -> tuple[float, float, float | None]:
+                        """Save ``text``; seconds until the open page has reloaded with the new build, until
+                        it holds the whole page (the preview shows the text first, the choices next), and
+                        until it shows ``shows`` (a prose edit is shown in place before the build)."""
                         wait_for(idle)
                         time.sleep(0.5)
                         v0 = version()["version"]
                         wait_for(lambda: evaluate(page, "(window.__bench = 1) && document.readyState === 'complete'"))
                         t0 = time.perf_counter()
                         f.write_text(text, encoding="utf-8")
+                        seen = None
+                        if shows:
+                            wait_for(lambda: evaluate(page, "document.querySelector('main').textContent"
+                                                            f".includes({json.dumps(shows)})"), step=0.005)
+                            seen = time.perf_counter() - t0
                         wait_for(lambda: version()["version"] > v0 or not version()["ok"])
                         if not version()["ok"]:
                             raise SystemExit(f"bench: the build failed after {name}: {version()['errors']}")
@@ -163,14 +170,19 @@ def main() -> int:
                                                         " === 'complete'"))
                         shown = time.perf_counter() - t0
                         wait_for(idle)
-                        return shown, time.perf_counter() - t0
+                        return shown, time.perf_counter() - t0, seen
+                    inplace = []
                     for i in range(args.repeat):
-                        shown, done = save_and_wait(original.replace(old, new(i), 1))
+                        shown, done, seen = save_and_wait(original.replace(old, new(i), 1), word(i) if word else None)
                         times.append(shown)
                         whole.append(done)
                         if word:
+                            inplace.append(seen)
                             assert word(i) in page.inner_text("main"), (name, word(i))
                         save_and_wait(original)
+                    if inplace:
+                        rows.append((f"preview: {name} → shown in place, before the build",
+                                     statistics.median(inplace), min(inplace), max(inplace)))
                     rows.append((f"preview: {name} → page reloaded showing it", statistics.median(times),
                                  min(times), max(times)))
                     if max(whole) - max(times) > 0.5:

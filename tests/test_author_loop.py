@@ -324,6 +324,43 @@ def test_preview_warns_of_a_stale_translation_and_clears_it_once_stamped(tmp_pat
         proc.kill()
 
 
+def reloaded_not_yet(page) -> bool:
+    """The page still holds the mark the test set on it (the pages' policy forbids wait_for_function's eval)."""
+    try:
+        return page.evaluate("window.__sameDocument") == 1
+    except Exception:  # noqa: BLE001 - the context was destroyed: a reload under way
+        return True
+
+
+def test_preview_shows_a_prose_edit_in_place_and_the_build_then_renders_the_same_paragraph(preview, browser):
+    root, port, proc = preview
+    page = browser.new_page()
+    page.goto(f"http://127.0.0.1:{port}/appendix/ref.html")
+    page.wait_for_selector("text=Items arrive at")
+    page.evaluate("window.__sameDocument = 1")      # gone when the page reloads
+    ch = root / CHAPTER
+    ch.write_text(ch.read_text(encoding="utf-8").replace("Items arrive at", "Items now arrive at"), encoding="utf-8")
+    page.wait_for_selector("text=Items now arrive at", timeout=60_000)
+    shown = page.evaluate("window.__sameDocument")   # the edit is on the page, and the page was not reloaded
+    import json
+    import urllib.request
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/__bookbuild__/status", timeout=5) as r:
+        patch = json.load(r)["patch"]                 # what the preview swapped in
+    # the build follows: the page reloads, and the page the build wrote holds the paragraph as it was shown
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and reloaded_not_yet(page):
+        time.sleep(0.1)
+    page.wait_for_selector("text=Items now arrive at")
+    assert shown == 1
+    assert patch["page"] == "appendix/ref.html" and "Items now arrive at" in patch["new"]
+    built = (root / "_book" / "en" / "appendix" / "ref.html").read_text(encoding="utf-8")
+    assert patch["new"] in built and patch["old"] not in built
+    page.close()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert "preview: shown in place in" in out and "Traceback" not in err
+
+
 def test_preview_reloads_on_edit_and_shows_a_broken_guard(preview, browser):
     root, port, proc = preview
     page = browser.new_page()

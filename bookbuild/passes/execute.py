@@ -25,7 +25,8 @@ from .. import pool
 from ..book.hooks import BookHooks, preload
 from ..cache import file_digest, sha256_bytes
 from ..errors import BuildError, BuildFailed, CellError
-from ..execute import NotReplayable, Replay, RunOptions, cells_signature, chapter_job, from_json, to_json
+from ..execute import (ExecutedChapter, NotReplayable, Replay, RunOptions, cells_signature, chapter_job,
+                       from_json, to_json)
 from ..project import Book
 from ..source import Document
 from .parse import code_trees
@@ -92,15 +93,27 @@ def _to_cache(build: Build, book: Book, doc: Document, key: str, ec, reads: list
         build.store.put_json("cells", cells_key(build, book, doc), {"chapter": key})
 
 
+def recorded_run(build: Build, book: Book, doc: Document):
+    """The last run of ``doc``'s cells in the cache (the entry's data and folder), or None."""
+    last = build.store.get_json("cells", cells_key(build, book, doc))
+    return _lookup(build, last["chapter"]) if isinstance(last, dict) and isinstance(last.get("chapter"), str) else None
+
+
+def replay(build: Build, book: Book, doc: Document, got) -> ExecutedChapter:
+    """``doc`` assembled from ``got``, a :func:`recorded_run` of the same cells: nothing runs, nothing is
+    written. Raises NotReplayable (a value the recording does not hold) or BuildError."""
+    out = build.executed_dir(book.profile)
+    recorded = from_json(got[0]["chapter"], out / "figures")
+    return Replay(doc, _options(build, book, doc, out), _hooks(build)(), recorded).chapter()
+
+
 def _replayed(build: Build, book: Book, doc: Document, key: str, out: Path):
     """The chapter assembled from the last run of the same cells (its prose alone changed), or None."""
-    last = build.store.get_json("cells", cells_key(build, book, doc))
-    got = _lookup(build, last["chapter"]) if isinstance(last, dict) and isinstance(last.get("chapter"), str) else None
+    got = recorded_run(build, book, doc)
     if got is None:
         return None
-    recorded = from_json(got[0]["chapter"], out / "figures")
     try:
-        ec = Replay(doc, _options(build, book, doc, out), _hooks(build)(), recorded).chapter()
+        ec = replay(build, book, doc, got)
     except (NotReplayable, BuildError):   # a new inline value, or one that fails: the run says so
         return None
     _copy_figures(*got, out)

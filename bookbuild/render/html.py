@@ -85,17 +85,23 @@ def _fragment_shape(hit) -> bool:
             and all(isinstance(c, str) for c in hit["cited"]))
 
 
+def body_html(ctx: Context, ch: Chapter) -> str:
+    """``ch``'s AST as a page body: the AST filters, then pandoc's HTML writer (with citeproc when it cites);
+    sets ``ch.cited``."""
+    ast = transform(ctx, ch)
+    ast["meta"] = {}
+    args = ["-f", "json", "-t", "html5", "--mathml", "--wrap=none", "-M", f"lang={citeproc_lang(ctx.lang)}"]
+    if ch.cited:
+        args += [*ctx.cite_args, "-M", "link-citations=true"]
+    return ctx.pandoc.run(args, json.dumps(ast), ch.source)
+
+
 def chapter_fragment(site: Site, ch: Chapter, scope: bytes | None = None) -> str:
     """The chapter's HTML body (the AST filters, then pandoc), from the cache when nothing it reads
     changed (:func:`fragment_key`; ``scope``: the site's :func:`fragment_scope`, None: not kept, as
     without the build's environment); sets ``ch.cited`` as the filters do."""
     def compute() -> dict:
-        ast = transform(site.ctx, ch)
-        ast["meta"] = {}
-        args = ["-f", "json", "-t", "html5", "--mathml", "--wrap=none", "-M", f"lang={citeproc_lang(site.lang)}"]
-        if ch.cited:
-            args += [*site.ctx.cite_args, "-M", "link-citations=true"]
-        return {"html": site.ctx.pandoc.run(args, json.dumps(ast), ch.source), "cited": ch.cited}
+        return {"html": body_html(site.ctx, ch), "cited": ch.cited}
     kept = scope is not None and site.store is not None and site.store.enabled
     got = site.store.memo("fragment", fragment_key(scope, ch), compute, _fragment_shape) if kept else compute()
     ch.cited = got["cited"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import replace
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
@@ -145,16 +146,11 @@ def collect_images(root: Path, exec_dir: Path, book: dict, chapters: list[Chapte
     return sorted(set(copied))
 
 
-def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
-                   formats: tuple[str, ...] = ("html", "pdf"), *, pandoc: Pandoc | None = None,
-                   cjk_font_dir: str | None = None, environment: str = "") -> list[Path]:
-    """Render one profile's executed book into ``out_dir/<profile>/``; returns the files written.
-    ``environment``: the build's digest of code and tools, under which each page's body is cached."""
-    root = Path(root).resolve()
-    pandoc = pandoc or Pandoc()
-    exec_dir, book = load_manifest(Path(executed_dir), profile)
+def html_context(root: Path, profile: str, exec_dir: Path, book: dict, pandoc: Pandoc) -> Context:
+    """What a writer reads of an executed book besides a page's own AST (the HTML writer's; ``replace(ctx,
+    fmt=...)`` for another): its chapters with their ASTs, the index, the bibliography's keys and
+    citeproc's arguments, the cross-reference words of its language."""
     lang = str(book.get("lang") or profile)
-    title = str(book.get("title") or "")
     index = Index.from_json(book["index"])
     chapters = load_chapters(exec_dir, book, index, pandoc)
     bibs = _bib_paths(root, book)
@@ -165,25 +161,37 @@ def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
     if csl is not None and not (root / csl).is_file():
         raise RenderError(str(csl), None, "citation style file does not exist")
     cite = citeproc_args(bibs, root / csl if csl else None)
-    prefixes = prefixes_for(lang, book.get("crossref"))
+    return Context("html", lang, prefixes_for(lang, book.get("crossref")), chapters, index, bib.keys, pandoc, cite)
+
+
+def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
+                   formats: tuple[str, ...] = ("html", "pdf"), *, pandoc: Pandoc | None = None,
+                   cjk_font_dir: str | None = None, environment: str = "") -> list[Path]:
+    """Render one profile's executed book into ``out_dir/<profile>/``; returns the files written.
+    ``environment``: the build's digest of code and tools, under which each page's body is cached."""
+    root = Path(root).resolve()
+    pandoc = pandoc or Pandoc()
+    exec_dir, book = load_manifest(Path(executed_dir), profile)
+    title = str(book.get("title") or "")
+    ctx = html_context(root, profile, exec_dir, book, pandoc)
+    lang, chapters, bibs = ctx.lang, ctx.chapters, _bib_paths(root, book)
     out = Path(out_dir) / profile
     out.mkdir(parents=True, exist_ok=True)
     files = collect_images(root, exec_dir, book, chapters, out)
     name = pdf_name(book)
     if "html" in formats:
-        ctx = Context("html", lang, prefixes, chapters, index, bib.keys, pandoc, cite)
         site = Site(profile=profile, lang=lang, title=title, chapters=chapters, ctx=ctx, bibliography=bibs,
                     pdf_name=name if "pdf" in formats else None,
                     epub_name=epub_name(book) if "epub" in formats else None, repo_url=repo_url(book), others=_other_profiles(exec_dir, profile), additions=Additions.read(exec_dir),
                     store=pandoc.store, environment=environment)
         files += render_site(site, out)
     if "pdf" in formats:
-        ctx = Context("typst", lang, prefixes, chapters, index, bib.keys, pandoc, cite)
+        ctx = replace(ctx, fmt="typst")
         typ = root / "_build" / "typst" / profile / "book.typ"
         files.append(render_pdf(ctx, chapters, title, bibs, out, out / name, typ, cjk_font_dir=cjk_font_dir,
                                 store=pandoc.store, metadata=book.get("metadata")))
     if "epub" in formats:
-        ctx = Context("epub", lang, prefixes, chapters, index, bib.keys, pandoc, cite)
+        ctx = replace(ctx, fmt="epub")
         files.append(render_epub(ctx, chapters, title, out, out / epub_name(book), cjk_font_dir=cjk_font_dir,
                                  store=pandoc.store, metadata=book.get("metadata")))
     return files
