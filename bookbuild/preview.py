@@ -357,17 +357,26 @@ def make_handler(book_dir: Path, state: State):
 
 class Patching:
     """The preview's prose patches (:mod:`bookbuild.prose_patch`): a :class:`~bookbuild.prose_patch.Patcher`
-    loaded after each build that passed, used only while bookbuild's code on disk is the code this process
-    imported (a patch converts with this process's filters; the build, with the code on disk)."""
+    loaded after each build that passed (in a thread: the page the build made is published meanwhile), used
+    only while bookbuild's code on disk is the code this process imported (a patch converts with this
+    process's filters; the build, with the code on disk)."""
 
     def __init__(self, root: Path, profile: str):
         self.root, self.profile = root, profile
         self.patcher = None
         self.engine = tree_digest(ENGINE)
+        self.loading: threading.Thread | None = None
 
     def reload(self, ok: bool) -> None:
+        if self.loading is not None:
+            self.loading.join()   # an older load never outlives a newer one
         self.patcher = None
-        if not ok or tree_digest(ENGINE) != self.engine:
+        if ok:
+            self.loading = threading.Thread(target=self._load, daemon=True)
+            self.loading.start()
+
+    def _load(self) -> None:
+        if tree_digest(ENGINE) != self.engine:
             return
         try:
             from .commands import DATA_ENV
@@ -379,7 +388,11 @@ class Patching:
 
     def patch(self, changed: list[Path]):
         """The patch of the one chapter saved, or None (then only the build shows the edit)."""
-        if self.patcher is None or len(changed) != 1 or changed[0].suffix != ".qmd":
+        if len(changed) != 1 or changed[0].suffix != ".qmd":
+            return None
+        if self.loading is not None:
+            self.loading.join()   # the patcher of the last build
+        if self.patcher is None:
             return None
         try:
             return self.patcher.patch(changed[0].relative_to(self.root).as_posix())

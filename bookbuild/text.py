@@ -120,10 +120,13 @@ def line_of(starts: list[int], pos: int) -> int:
     return bisect.bisect_right(starts, pos)
 
 
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
 def _blank(buf: list[str], a: int, b: int, ch: str = " ") -> None:
-    for k in range(a, b):
-        if buf[k] != "\n":
-            buf[k] = ch
+    """Every character of ``buf[a:b]`` but the line breaks becomes ``ch`` (one regex pass, not a loop)."""
+    if b > a:
+        buf[a:b] = _NOT_NEWLINE.sub(ch.replace("\\", "\\\\"), "".join(buf[a:b]))
 
 
 def scan(text: str) -> Scan:
