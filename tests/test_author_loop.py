@@ -335,6 +335,15 @@ def reloaded_not_yet(page) -> bool:
 def test_preview_shows_a_prose_edit_in_place_and_the_build_then_renders_the_same_paragraph(preview, browser):
     root, port, proc = preview
     page = browser.new_page()
+    import json
+    import urllib.request
+
+    def status() -> dict:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/__bookbuild__/status", timeout=5) as r:
+            return json.load(r)
+    deadline = time.monotonic() + 120                # no build under way (one leaving the choices for the next)
+    while any("being computed again" in w for w in status()["warnings"]) and time.monotonic() < deadline:
+        time.sleep(0.2)
     page.goto(f"http://127.0.0.1:{port}/appendix/ref.html")
     page.wait_for_selector("text=Items arrive at")
     page.evaluate("window.__sameDocument = 1")      # gone when the page reloads
@@ -342,10 +351,7 @@ def test_preview_shows_a_prose_edit_in_place_and_the_build_then_renders_the_same
     ch.write_text(ch.read_text(encoding="utf-8").replace("Items arrive at", "Items now arrive at"), encoding="utf-8")
     page.wait_for_selector("text=Items now arrive at", timeout=60_000)
     shown = page.evaluate("window.__sameDocument")   # the edit is on the page, and the page was not reloaded
-    import json
-    import urllib.request
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/__bookbuild__/status", timeout=5) as r:
-        patch = json.load(r)["patch"]                 # what the preview swapped in
+    patch = status()["patch"]                         # what the preview swapped in
     # the build follows: the page reloads, and the page the build wrote holds the paragraph as it was shown
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and reloaded_not_yet(page):
