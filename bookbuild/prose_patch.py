@@ -20,18 +20,17 @@ from .execute import NotReplayable, cells_signature
 from .passes import execute, parse
 from .passes.render import destination
 from .passes.state import Build
-from .render.html import body_html
+from .render.html import article_body, body_html
 from .render.profile import html_context, load_manifest
 from .settings import Settings
 from .source import parse as parse_chapter
+from .text import find_fences
 
 #: what separates the old paragraphs from the new in the one document converted (a raw HTML block)
 MARK = "<!--bookbuild-prose-patch-->"
 #: a line that may open or belong to anything but a plain paragraph (pandoc markdown)
 STRUCTURE = re.compile(r"^(?: {4}|\t|#|:::|```|~~~|\||\+[-=]|[-*+](?:\s|$)|\d+[.)](?:\s|$)|>|<|\$\$|:|\[\^|"
                        r"\[[^\]]*\]:|Table:|!\[|[-=]{3,}\s*$|\\\[)")
-FENCE = re.compile(r"^(`{3,}|~{3,})")
-ARTICLE = ('<article class="chapter">\n', "\n</article>")
 
 
 @dataclass
@@ -41,17 +40,6 @@ class Patch:
     old: str
     new: str
     html: str
-
-
-def _fenced(lines: list[str], upto: int) -> bool:
-    """Line ``upto`` lies inside a code fence (or raw block) opened above it."""
-    opened = None
-    for ln in lines[:upto]:
-        m = FENCE.match(ln)
-        if m and (opened is None or (m.group(1)[0] == opened[0] and len(m.group(1)) >= len(opened)
-                                     and not ln[len(m.group(1)):].strip())):
-            opened = None if opened else m.group(1)
-    return opened is not None
 
 
 def changed_paragraphs(old: str, new: str) -> tuple[str, str] | None:
@@ -74,18 +62,11 @@ def changed_paragraphs(old: str, new: str) -> tuple[str, str] | None:
     while end_a < len(a) and a[end_a].strip():
         end_a, end_b = end_a + 1, end_b + 1
     was, now = a[start:end_a], b[start:end_b]
-    if not any(ln.strip() for ln in was) or not any(ln.strip() for ln in now) or _fenced(a, start):
+    if not any(ln.strip() for ln in was) or not any(ln.strip() for ln in now) or any(f.start < start <= f.end for f in find_fences(a)):
         return None
     if any(STRUCTURE.match(ln) for ln in was + now if ln.strip()):
         return None
     return "\n".join(was).strip("\n"), "\n".join(now).strip("\n")
-
-
-def article_body(page_html: str) -> tuple[int, int] | None:
-    """Where the chapter's body lies in a page this renderer wrote (start and end offsets), or None."""
-    i = page_html.find(ARTICLE[0])
-    j = page_html.rfind(ARTICLE[1])
-    return (i + len(ARTICLE[0]), j) if 0 <= i < j else None
 
 
 class Patcher:

@@ -5,7 +5,8 @@ around it, or None where the preview must wait for the build (the change is not 
 """
 import pytest
 
-from bookbuild.prose_patch import article_body, changed_paragraphs
+from bookbuild.prose_patch import changed_paragraphs
+from bookbuild.render.html import article_body
 
 DOC = """---
 title: x

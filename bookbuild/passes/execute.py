@@ -183,8 +183,9 @@ def _plan(build: Build, results: dict, keys: dict, errors: list) -> list[pool.Jo
             doc = build.documents[rel]
             keys[name] = chapter_key(build, book, doc)
             hit = _from_cache(build, keys[name], out)
-            if hit is None and build.facts:
-                hit = _from_cache(build, chapter_key(build, book, doc, "facts"), out)
+            facts_key = chapter_key(build, book, doc, "facts") if build.facts else None
+            if hit is None and facts_key:
+                hit = _from_cache(build, facts_key, out)
             if hit is None:
                 hit = _replayed(build, book, doc, keys[name], out)
                 if hit is not None:
@@ -192,8 +193,8 @@ def _plan(build: Build, results: dict, keys: dict, errors: list) -> list[pool.Jo
             if hit is not None:
                 results[name] = hit
                 build.report.cached.append(name)
-            elif build.facts:   # diff's run of its own: never taken for the build's (no static figures)
-                keys[name] = chapter_key(build, book, doc, "facts")
+            elif facts_key:   # diff's run of its own: never taken for the build's (no static figures)
+                keys[name] = facts_key
                 jobs.append(_job(build, book, doc, out, facts=True))
             else:
                 jobs.append(_job(build, book, doc, out))
@@ -211,7 +212,7 @@ def _run_jobs(build: Build, jobs: list[pool.Job], keys: dict, results: dict, err
             ec, reads = r
             results[job.key] = ec
             _to_cache(build, book, job.args[0], keys[job.key], ec, reads, build.executed_dir(book.profile) / "figures",
-                      replayable=job.args[2].keywords.get("draw_figures", True))   # a facts run: not the build's
+                      replayable=not build.facts)   # a facts run (no static figures): never the build's
             build.report.executed.append(job.key)
             continue
         err = failure(r, job, build.root, build.settings.cell_timeout)

@@ -253,6 +253,16 @@ def added_policy(site: Site, ch: Chapter) -> dict[str, list[str]]:
     return add.policy if add else {}
 
 
+#: what holds a chapter's body in its page (:func:`page_html`)
+ARTICLE = ('<article class="chapter">\n', "\n</article>")
+
+
+def article_body(page: str) -> tuple[int, int] | None:
+    """Where the chapter's body lies in a page :func:`page_html` wrote (start and end offsets), or None."""
+    i, j = page.find(ARTICLE[0]), page.rfind(ARTICLE[1])
+    return (i + len(ARTICLE[0]), j) if 0 <= i < j else None
+
+
 def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
     u = ui(site.lang)
     root = "../" * ch.page.count("/")
@@ -295,9 +305,7 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
 </nav>
 <main id="content" class="content" tabindex="-1">
 {f'<details class="toc-menu"><summary>{e(u["toc"])}</summary>{toc}</details>' if toc else ""}
-{title_block}<article class="chapter">
-{body}
-</article>
+{title_block}{ARTICLE[0]}{body}{ARTICLE[1]}
 <nav class="pager">
 {_pager(site, ch)}
 </nav>
