@@ -43,6 +43,7 @@ class Job:
     fn: Callable[..., Any]          # called in the child as fn(*args, progress=report)
     args: tuple = ()
     silence: float = 0.0            # kill the child when it reports nothing for this long (0: never)
+    weight: float = 0.0             # the work expected, in any unit: the heaviest jobs start first
 
 
 @dataclass(frozen=True)
@@ -155,13 +156,14 @@ def _finish(r: _Running, result: Any = None) -> Any:
 
 
 def run(jobs: list[Job], width: int = 0) -> dict[str, Any]:
-    """Run every job in its own process, ``width`` at once (0: one per core)."""
+    """Run every job in its own process, ``width`` at once (0: one per core), the heaviest first (their
+    ``weight``; equal weights in the order given), so that a long job does not start last on a core."""
     if not jobs:
         return {}
     ctx = _context()
     procs.become_subreaper()   # what a job that died left running comes back to the build
     width = width or os.cpu_count() or 1
-    pending, running, results = list(jobs), [], {}
+    pending, running, results = sorted(jobs, key=lambda j: -j.weight), [], {}
     try:
         while pending or running:
             while pending and len(running) < width:

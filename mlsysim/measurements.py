@@ -245,7 +245,16 @@ def strict_floors(m: Measurement) -> dict[str, Any]:
 
 
 def compare(m: Measurement) -> list[Comparison]:
-    """Each measured value of ``m`` with its floor, strict bound and achieved fraction, in :data:`METRIC_ORDER`."""
+    """Each measured value of ``m`` with its floor, strict bound and achieved fraction, in :data:`METRIC_ORDER`
+    (computed once per process for each measurement: :data:`_COMPARED`)."""
+    hit = _COMPARED.get(id(m))
+    if hit is None or hit[0] is not m:
+        hit = (m, tuple(_comparisons(m)))
+        _COMPARED[id(m)] = hit
+    return list(hit[1])
+
+
+def _comparisons(m: Measurement) -> list[Comparison]:
     fl, st = floors(m), strict_floors(m)
     rows = []
     for metric in METRIC_ORDER:
@@ -264,20 +273,12 @@ def calibrate(measurements: Mapping[str, Measurement] | None = None, *, accelera
     """Every comparison, optionally only for one registry accelerator and/or model (names as in the registry)."""
     ms = MEASUREMENTS if measurements is None else measurements
     return [c for m in ms.values() if (accelerator is None or m.accelerator.name == accelerator)
-            and (model is None or m.model.name == model) for c in _compared(m)]
+            and (model is None or m.model.name == model) for c in compare(m)]
 
 
 #: the comparisons of each measurement, computed once per process (a Measurement is frozen and its
 #: floors depend only on it and the registry, which does not change while the process runs)
 _COMPARED: dict[int, tuple] = {}
-
-
-def _compared(m: Measurement) -> list:
-    hit = _COMPARED.get(id(m))
-    if hit is None or hit[0] is not m:
-        hit = (m, tuple(compare(m)))
-        _COMPARED[id(m)] = hit
-    return list(hit[1])
 
 
 def _show(metric: str, x: float) -> str:

@@ -66,3 +66,19 @@ def test_what_a_job_started_dies_with_it(tmp_path):
 
 def test_no_jobs_no_processes():
     assert pool.run([]) == {}
+
+
+def stamps(path, name, *, progress):
+    """Appends its name to ``path`` when it starts (the order the pool started the jobs in)."""
+    with open(path, "a") as f:
+        f.write(name + "\n")
+    return name
+
+
+def test_the_heaviest_jobs_start_first_and_equal_ones_in_order(tmp_path):
+    log = tmp_path / "order"
+    jobs = [pool.Job(n, stamps, (log, n), weight=w) for n, w in
+            [("index", 0), ("lecture", 25), ("appendix", 80), ("preface", 0), ("notes", 25)]]
+    out = pool.run(jobs, width=1)
+    assert out == {n: n for n in ("index", "lecture", "appendix", "preface", "notes")}
+    assert log.read_text().split() == ["appendix", "lecture", "notes", "index", "preface"]

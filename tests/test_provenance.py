@@ -401,3 +401,26 @@ def test_a_class_alias_and_a_scenario_call_are_followed():
     assert ins["A.x"]["scenario"] == "an input of A" and ins["A.x"]["value"] == "2"
     assert ins["q"]["scenario"] == "typed through a call"
     assert [s["name"] for s in e["steps"]] == ["y"]
+
+
+def test_a_choice_reads_the_values_without_the_guards():
+    """``guards=False`` (what each reader's choice asks for) gives the same values and no guard records;
+    a class whose guard failed (absent from the namespace) yields a guard record only when guards are asked."""
+    src = textwrap.dedent("""\
+        class A:
+            x = 2
+            check(x > 1, "x above one")
+            x_str = str(x)
+
+        class Gone:
+            y = 0
+            check(y > 1, "y above one")
+            y_str = str(y)
+        """)
+    ns = {"check": lambda *a: None}
+    exec(src.split("class Gone")[0], ns)
+    whole = explain_cell(src, ns, file="c.qmd")
+    lean = explain_cell(src, ns, file="c.qmd", guards=False)
+    assert lean["values"] == whole["values"] and list(lean["values"]) == ["A.x_str"]
+    assert lean["guards"] == []
+    assert [(g["line"], g["protects"]) for g in whole["guards"]] == [(3, ["A.x_str"]), (8, ["Gone.y_str"])]

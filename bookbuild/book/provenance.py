@@ -1075,30 +1075,38 @@ class _NoClass:
     """Stands in for a class that was never created (its guard failed): no runtime values."""
 
 
-def explain_cell(source: str, namespace: dict, *, first_line: int = 1, file: str = "") -> dict:
+def explain_cell(source: str, namespace: dict, *, first_line: int = 1, file: str = "", guards: bool = True) -> dict:
     """Every class a cell defines that ``namespace`` (the chapter's globals after the cell ran) holds:
     ``{"values": {"Cls.attr_str": explanation, ...}, "guards": [guard_targets records]}``.
-    Classes the namespace lacks (a guard failed) still get their guards."""
-    text = textwrap.dedent(source or "")
+    Classes the namespace lacks (a guard failed) still get their guards; ``guards=False`` (a reader's
+    choice, which reads only the values) leaves the guards out."""
     values: dict[str, dict] = {}
-    guards: list[dict] = []
+    found: list[dict] = []
+    for name, seg in _class_segments(source or ""):
+        cls = namespace.get(name) if namespace is not None else None
+        if isinstance(cls, type) and cls.__name__ == name:
+            for attr, e in explain_class(cls, seg, first_line=first_line, file=file, namespace=namespace).items():
+                values[e["attr"]] = e
+            if guards:
+                found += guard_targets(cls, seg, first_line=first_line, file=file, namespace=namespace)
+        elif guards:
+            stub = type(name, (), {})
+            found += guard_targets(stub, seg, first_line=first_line, file=file, namespace=namespace)
+    return {"values": values, "guards": found}
+
+
+@lru_cache(maxsize=64)
+def _class_segments(source: str) -> tuple[tuple[str, str], ...]:
+    """Each top-level class of a cell: its name and its lines, at their line numbers in the cell (cached: the
+    reader's choices explain the same cells once per choice)."""
+    text = textwrap.dedent(source)
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
-        return {"values": values, "guards": guards}
-    for node in tree.body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        cls = namespace.get(node.name) if namespace is not None else None
-        seg = "\n" * (node.lineno - 1) + "\n".join(text.splitlines()[node.lineno - 1: node.end_lineno])
-        if isinstance(cls, type) and cls.__name__ == node.name:
-            for attr, e in explain_class(cls, seg, first_line=first_line, file=file, namespace=namespace).items():
-                values[e["attr"]] = e
-            guards += guard_targets(cls, seg, first_line=first_line, file=file, namespace=namespace)
-        else:
-            stub = type(node.name, (), {})
-            guards += guard_targets(stub, seg, first_line=first_line, file=file, namespace=namespace)
-    return {"values": values, "guards": guards}
+        return ()
+    lines = text.splitlines()
+    return tuple((node.name, "\n" * (node.lineno - 1) + "\n".join(lines[node.lineno - 1: node.end_lineno]))
+                 for node in tree.body if isinstance(node, ast.ClassDef))
 
 
 def pack(explanations: dict[str, dict]) -> dict:

@@ -114,7 +114,7 @@ def _explainer(out: dict[str, dict]) -> Callable[[dict, dict], None]:
     def after(cell: dict, ns: dict) -> None:
         if "class " not in cell["code"]:
             return
-        for attr, e in explain_cell(cell["code"], ns, first_line=1, file=cell["file"]).get("values", {}).items():
+        for attr, e in explain_cell(cell["code"], ns, first_line=1, file=cell["file"], guards=False)["values"].items():
             out[attr] = {part: [{k: d[k] for k in EXPLAIN_KEEP if k in d} for d in e.get(part, [])]
                          for part in ("steps", "inputs")}
     return after

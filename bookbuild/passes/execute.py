@@ -140,7 +140,16 @@ def _job(build: Build, book: Book, doc: Document, out: Path, facts: bool = False
     skip = [s.root / "_build", s.root / "_book", s.root / ".venv", *[Path(p) for p in _library_skips(build)]]
     return pool.Job(f"{book.profile}:{doc.path}", chapter_job,
                     (doc, _options(build, book, doc, out), _hooks(build, facts), skip),
-                    silence=s.cell_timeout + GRACE)
+                    silence=s.cell_timeout + GRACE, weight=expected_work(doc))
+
+
+#: a figure cell's work against a cell that computes (matplotlib draws the static figure: about ten times)
+FIGURE_WEIGHT = 10
+
+
+def expected_work(doc: Document) -> int:
+    """What a chapter's run is expected to cost, for the pool's order: a cell each, a figure cell ten."""
+    return sum(FIGURE_WEIGHT if str(c.label or "").startswith("fig-") else 1 for c in doc.cells)
 
 
 def _library_skips(build: Build) -> list[Path]:

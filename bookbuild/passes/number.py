@@ -74,6 +74,10 @@ def index_of(build: Build, book) -> Index:
 
 
 def run(build: Build) -> None:
+    unread = [(book.profile, ec.source.as_posix()) for book in build.books
+              if not (build.store.enabled and build.store.get_json("index", index_key(build, book)) is not None)
+              for ec in build.executed[book.profile]]
+    build.read_asts(unread)   # every chapter of every book whose index must be made, read at once
     for book in build.books:
         build.index[book.profile] = index_of(build, book)
         text = json.dumps(manifest(build, book.profile), ensure_ascii=False, indent=2, sort_keys=True, default=str)

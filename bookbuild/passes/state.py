@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,6 +73,17 @@ class Build:
                 raise XrefError(o.file, o.line, f"label {m.group(1)} is defined twice in {source}; "
                                                 "labels must be unique in a book") from None
         return self.asts[key]
+
+    def read_asts(self, chapters: list[tuple[str, str]]) -> None:
+        """Read the ASTs of ``chapters`` ((profile, source) pairs) as :meth:`ast` does, pandoc running on up to
+        ``settings.width`` of them at once; the first error, in the order given, is raised."""
+        todo = [c for c in dict.fromkeys(chapters) if c not in self.asts]
+        if len(todo) < 2:
+            return
+        with ThreadPoolExecutor(max_workers=min(len(todo), self.settings.width)) as ex:
+            futures = [ex.submit(self.ast, *c) for c in todo]
+        for f in futures:
+            f.result()
 
     def executed_dir(self, profile: str) -> Path:
         return self.settings.executed_dir(profile, "facts" if self.facts else "executed")

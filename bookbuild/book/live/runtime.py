@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import io
 import os
 import sys
@@ -83,7 +84,7 @@ def exec_cells(module: types.ModuleType, cells: Iterable[dict], root: str,
     ns = module.__dict__
     with _main_module(module):
         for cell in cells:
-            code = compile(_source(cell), _filename(root, cell["file"]), "exec")
+            code = _compiled(_source(cell), _filename(root, cell["file"]))
             with (around_cell(cell) if around_cell else contextlib.nullcontext()):
                 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                     exec(code, ns)
@@ -92,6 +93,13 @@ def exec_cells(module: types.ModuleType, cells: Iterable[dict], root: str,
                     after_cell(cell, ns)
                 except Exception:  # noqa: BLE001 - a courtesy, not a result: the cells' values stand
                     pass
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(source: str, filename: str) -> types.CodeType:
+    """A cell's code object (kept by its text: every choice runs the same cells, and a code object is never
+    changed by running it)."""
+    return compile(source, filename, "exec")
 
 
 def describe(sc) -> dict[str, Any]:
