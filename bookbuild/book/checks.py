@@ -5,7 +5,8 @@
 - ``unused``: every ``*_str`` a cell defines is quoted somewhere (:mod:`.unused`);
 - ``translations``: the drift guard (:mod:`.translation`);
 - ``typography``: the glossary's terms and the typography rules in every Chinese string a reader sees
-  (:mod:`.typography`).
+  (:mod:`.typography`): the chapters' and their cells' (``typography``), the library's and the hover
+  names' (``typography-library``).
 """
 from __future__ import annotations
 
@@ -60,15 +61,22 @@ def typography_chapters(ctx: CheckContext) -> list[str]:
     return [ch.path.as_posix() for b in _chinese_books(ctx) for ch in b.chapters]
 
 
+def _typography_rules(ctx: CheckContext):
+    """The glossary's terms and the typography data, or the error that stops reading them."""
+    try:
+        return load_glossary(ctx.root), T.load(ctx.root), None
+    except BuildError as e:
+        return None, None, e
+
+
 def typography(ctx: CheckContext) -> list[BuildError]:
-    """Over the Chinese books' chapters (and the cells they include), the library's strings, the hover names."""
+    """Over the Chinese books' chapters (and the cells they include)."""
     zh = _chinese_books(ctx)
     if not zh:
         return []
-    try:
-        terms, data = load_glossary(ctx.root), T.load(ctx.root)
-    except BuildError as e:
-        return [e]
+    terms, data, error = _typography_rules(ctx)
+    if error is not None:
+        return [error]
     texts, seen = [], set()
     for book in zh:
         for ch in book.chapters:
@@ -79,10 +87,27 @@ def typography(ctx: CheckContext) -> list[BuildError]:
                 seen.add(rel)
                 texts += T.chapter_texts(rel, sf.text) if rel == doc.path else \
                     [t for c in doc.cells if c.body.file == rel for t in T.code_texts(rel, c.source, calls=())]
-    for lib in library_dirs(ctx.root):
-        texts += T.library_texts(lib)
+    return T.check(texts, data, terms)
+
+
+def typography_library(ctx: CheckContext) -> list[BuildError]:
+    """Over the library's strings a Chinese reader sees (figure labels, the measurements table, the explorer)
+    and the hover names: apart from the chapters, so that an edit of a chapter or a cell does not read them
+    again (its pass is kept while the files it read are unchanged)."""
+    if not _chinese_books(ctx):
+        return []
+    terms, data, error = _typography_rules(ctx)
+    if error is not None:
+        return [error]
+    texts = [t for lib in library_dirs(ctx.root) for t in T.library_texts(lib)]
     return T.check(texts + T.name_texts(), data, terms)
 
 
+def no_chapters(ctx: CheckContext) -> list[str]:
+    """For a check that reads no chapter: its pass is kept while the files it opened are unchanged."""
+    return []
+
+
 BOOK_CHECKS = [Check("lint", lint), Check("unused", unused), Check("translations", translations),
-               Check("typography", typography, typography_chapters)]
+               Check("typography", typography, typography_chapters),
+               Check("typography-library", typography_library, no_chapters)]
