@@ -280,6 +280,18 @@ def page_text(book_dir: Path, state: State, target: Path | None) -> str:
     return text.replace("</body>", script + "</body>", 1) if "</body>" in text else text + script
 
 
+class Server(ThreadingHTTPServer):
+    """The preview's HTTP server. A browser that goes away in the middle of an answer (a reload, a closed tab) is
+    no error; any other failure of one request is one line on the terminal, never a traceback."""
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            return
+        print(f"preview: a request from the browser failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+
+
 def make_handler(book_dir: Path, state: State):
     class Handler(SimpleHTTPRequestHandler):
         def __init__(self, *a, **kw):
@@ -477,12 +489,11 @@ def main(argv: list[str]) -> int:
         state.publish(ok, errors)
 
     try:
-        server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(book_dir, state))
+        server = Server(("127.0.0.1", args.port), make_handler(book_dir, state))
     except OSError as e:
         print(f"bookbuild: cannot serve on 127.0.0.1:{args.port}: {e.strerror}; choose another --port",
               file=sys.stderr)
         return 1
-    server.daemon_threads = True
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"preview: serving {book.output_dir.as_posix()} at {url} (Ctrl-C stops)", flush=True)

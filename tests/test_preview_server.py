@@ -5,11 +5,13 @@ import hashlib
 import threading
 import urllib.error
 import urllib.request
-from http.server import ThreadingHTTPServer
+import socket
+import struct
+import sys
 
 import pytest
 
-from bookbuild.preview import State, make_handler
+from bookbuild.preview import Server, State, make_handler
 
 
 @pytest.fixture
@@ -17,8 +19,7 @@ def served(tmp_path):
     (tmp_path / "index.html").write_text("<html><body><p>Hi</p></body></html>", encoding="utf-8")
     (tmp_path / "assets").mkdir()
     (tmp_path / "assets" / "plotly.js").write_text("var plotly = 1;", encoding="utf-8")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(tmp_path, State()))
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), make_handler(tmp_path, State()))
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -58,3 +59,29 @@ def test_a_page_is_never_kept_and_carries_the_reload_script(served):
 def test_a_missing_file_is_still_a_404(served):
     _, url = served
     assert get(url + "/assets/none.js")[0] == 404
+
+
+def test_a_browser_that_goes_away_mid_answer_is_no_error_and_another_failure_is_one_line(served, capfd):
+    """A reload or a closed tab resets the connection while the page is written: nothing on the terminal, and the
+    next request is answered; any other failure of a request is one line, never a traceback."""
+    root, url = served
+    (root / "big.html").write_text("<html><body>" + "<p>x</p>" * 1_000_000 + "</body></html>", encoding="utf-8")
+    host, port = url.rsplit("//", 1)[1].split(":")
+    for _ in range(5):
+        s = socket.create_connection((host, int(port)))
+        s.sendall(b"GET /big.html HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.recv(1024)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))   # close with a reset
+        s.close()
+    assert get(url + "/index.html")[0] == 200
+    server = Server(("127.0.0.1", 0), make_handler(root, State()))
+    try:
+        try:
+            raise ValueError("an odd request")
+        except ValueError:
+            server.handle_error(None, ("127.0.0.1", 1))
+    finally:
+        server.server_close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Error" not in err.replace("ValueError", "")
+    assert err.strip().splitlines() == ["preview: a request from the browser failed: ValueError: an odd request"]
