@@ -102,47 +102,47 @@ def _other_profiles(exec_dir: Path, profile: str) -> list[OtherProfile]:
     return out
 
 
-def _image_fixer(root: Path, exec_dir: Path, entry: dict, ch: Chapter, out: Path, copied: list[Path]):
-    exec_md_dir = (exec_dir / entry["executed"]).parent
-    src_dir = (root / entry["source"]).parent
-
-    def fix(el):
-        if el["t"] != "Image":
+def _place_image(root: Path, exec_dir: Path, entry: dict, ch: Chapter, out: Path, el: dict) -> Path | None:
+    """Copy the local image of ``el`` (an Image element) next to its page and point its src there (the element
+    is changed in place); None for an inline ``data:`` image."""
+    src = el["c"][2][0]
+    if re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I):
+        if src.startswith("data:"):
             return None
-        a, inl, (src, title) = el["c"]
-        if re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I):
-            if src.startswith("data:"):
-                return None
-            raise RenderError(ch.source, None, f"image {src} is not a local file "
-                                               "(the book must load nothing from the network)")
-        cands = [exec_md_dir / src, src_dir / src, root / src]
-        found = next((c for c in cands if c.is_file()), None)
-        if found is None:
-            raise RenderError(ch.source, None, f"image {src} not found (looked in "
-                              + ", ".join(str(c.parent) for c in cands) + ")")
-        if not any(found.resolve().is_relative_to(d.resolve()) for d in (root, exec_dir)):
-            raise RenderError(ch.source, None, f"image {src} is outside the project ({found.resolve()}): a chapter "
-                                               "may show only files of the book's own folder")
-        rel = PurePosixPath(src)
-        if rel.is_absolute() or ".." in rel.parts:
-            rel = PurePosixPath("figures") / found.name
-            dest = out / rel
-            new_src = "/".join([".."] * ch.page.count("/") + [str(rel)])
-        else:
-            dest = out / PurePosixPath(ch.page).parent / rel
-            new_src = str(rel)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(found, dest)
-        copied.append(dest)
-        return {"t": "Image", "c": [a, inl, [new_src, title]]}
-    return fix
+        raise RenderError(ch.source, None, f"image {src} is not a local file "
+                                           "(the book must load nothing from the network)")
+    exec_md_dir = (exec_dir / entry["executed"]).parent
+    cands = [exec_md_dir / src, (root / entry["source"]).parent / src, root / src]
+    found = next((c for c in cands if c.is_file()), None)
+    if found is None:
+        raise RenderError(ch.source, None, f"image {src} not found (looked in "
+                          + ", ".join(str(c.parent) for c in cands) + ")")
+    if not any(found.resolve().is_relative_to(d.resolve()) for d in (root, exec_dir)):
+        raise RenderError(ch.source, None, f"image {src} is outside the project ({found.resolve()}): a chapter "
+                                           "may show only files of the book's own folder")
+    rel = PurePosixPath(src)
+    if rel.is_absolute() or ".." in rel.parts:
+        rel = PurePosixPath("figures") / found.name
+        dest = out / rel
+        new_src = "/".join([".."] * ch.page.count("/") + [str(rel)])
+    else:
+        dest = out / PurePosixPath(ch.page).parent / rel
+        new_src = str(rel)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(found, dest)
+    el["c"][2] = [new_src, el["c"][2][1]]
+    return dest
 
 
 def collect_images(root: Path, exec_dir: Path, book: dict, chapters: list[Chapter], out: Path) -> list[Path]:
-    """Copy every image a chapter shows next to its page; rewrite src to page-relative."""
+    """Copy every image a chapter shows next to its page; rewrite src to page-relative (in the chapters' ASTs,
+    which are this render's own)."""
     copied: list[Path] = []
     for ch, entry in zip(chapters, book["chapters"]):
-        ch.ast["blocks"] = A.walk(ch.ast["blocks"], _image_fixer(root, exec_dir, entry, ch, out, copied))
+        for el in [e for e in A.iter_elements(ch.ast["blocks"]) if e["t"] == "Image"]:
+            dest = _place_image(root, exec_dir, entry, ch, out, el)
+            if dest is not None:
+                copied.append(dest)
     return sorted(set(copied))
 
 
