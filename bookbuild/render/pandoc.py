@@ -14,6 +14,7 @@ from typing import Any
 from .. import procs
 from ..cache import file_digest, sha256_bytes
 from ..errors import BuildError
+from . import pieces
 
 #: pandoc's reader: Pandoc markdown as Quarto feeds it (tex math, citations, fenced divs,
 #: attributes on table captions, raw blocks).  ``raw_tex`` off: a stray ``\ref{}`` stays
@@ -68,9 +69,9 @@ class Pandoc:
         return sha256_bytes(b"pandoc", self.identity.encode(), "\0".join(args).encode(), text.encode("utf-8"),
                             *(d.encode() for d in read_files(args)))
 
-    def run(self, args: list[str], text: str, where: str = "") -> str:
-        """pandoc ``args`` on ``text``; a warning is an error. Outputs are cached by content."""
-        key = self._key(args, text) if self.store is not None and self.store.enabled else ""
+    def run(self, args: list[str], text: str, where: str = "", keep: bool = True) -> str:
+        """pandoc ``args`` on ``text``; a warning is an error. Outputs are cached by content (``keep``)."""
+        key = self._key(args, text) if keep and self.store is not None and self.store.enabled else ""
         if key:
             hit = self.store.get_blob("pandoc", key)
             if hit is not None:
@@ -86,7 +87,22 @@ class Pandoc:
         return out
 
     def md_to_ast(self, text: str, where: str = "") -> dict:
-        return json.loads(self.run(["-f", READER, "-t", "json"], text, where))
+        """``text``'s AST. With a store, from the pieces of the text kept from earlier reads
+        (:mod:`.pieces`: an edit reads only the paragraphs it changed), else the whole text."""
+        args = ["-f", READER, "-t", "json"]
+        if self.store is not None and self.store.enabled:
+            key = self._key(args, text)
+            hit = self.store.get_blob("pandoc", key)
+            if hit is not None:
+                return json.loads(hit)
+            try:
+                ast = pieces.read(text, lambda t: self.run(args, t, where, keep=False), self.store, f"{self.identity}\0{READER}")
+            except RenderError:
+                ast = None   # the whole text is read below: its own message, at its own line
+            if ast is not None:
+                self.store.put_blob("pandoc", key, json.dumps(ast, ensure_ascii=False).encode("utf-8"))
+                return ast
+        return json.loads(self.run(args, text, where))
 
 
 def _checked(proc, args: list[str], where: str) -> str:

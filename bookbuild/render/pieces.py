@@ -1,0 +1,191 @@
+"""pandoc's markdown reader, piece by piece: a chapter's text cut where a top-level block must end, each piece
+read once and kept by its text, and the chapter's AST put together from the pieces.
+
+An edit changes a few paragraphs of a chapter: a prose edit one, a cell edit those that quote the values it
+moved. pandoc reads the whole appendix in 0.2-0.3 s; the pieces that changed, all in one run, in a few
+hundredths. The AST put together is the one pandoc gives for the whole text (``tests/test_pieces.py`` compares
+them on every chapter of the book and on each construct that ties blocks together). Where the text holds
+such a construct, or the pieces' run warns, :func:`read` answers None and the whole text is read as before:
+
+- link and footnote definitions, footnotes, example lists, LaTeX macros, a YAML block after the front matter,
+  raw HTML at the start of a line (a ``<div>`` over blank lines is one block): the whole text is read;
+- a cut only where a blank line ends a block and the next line cannot continue it (not indented, no list
+  marker, no table or caption line, no definition, outside every fence, div and HTML comment);
+- identifiers: pandoc makes a header's automatic identifier unique over the document (a second ``X`` is
+  ``x-1``) and warns of an identifier given twice; put together, every identifier must be unique, and a
+  piece's ``-1`` kept only where its text writes it;
+- an implicit header reference (``[Header text]`` links to that header anywhere in the document): none may
+  name a header of the chapter;
+- ``citationNoteNum``: pandoc's counter over the document's citations, numbered on from piece to piece in
+  the order pandoc gave within each piece.
+
+A piece is kept only once its chapter put together passes every check above, so a kept piece never holds what
+another piece's text made of it.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable
+
+from ..cache import sha256_bytes
+from ..pandoc_ast import iter_elements, stringify
+from ..text import find_fences
+
+#: what ties blocks together over the whole document (outside fences): the whole text is read
+WHOLE = re.compile(r"^ {0,3}\[[^\]\n]+\]:|\^\[|^[ \t]*\(@[\w-]*\)[ \t]|\\(?:re)?newcommand|\\def\b|^[ \t]*<(?!!--)", re.M)
+#: the first characters of a line that may continue the block before the blank line above it
+CONTINUES = re.compile(r"[ \t\-+*:|<>\[=]|\(?[A-Za-z0-9#]{1,9}[.)](?:[ \t]|$)")
+DIV_FENCE = re.compile(r"^(:{3,})[ \t]*(\S.*)?$")
+YAML_AGAIN = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
+#: between two pieces of one run, a raw block no chapter writes
+MARK = "```{=bookbuild-piece}\n```"
+MARK_BLOCK = {"t": "RawBlock", "c": ["bookbuild-piece", ""]}
+SUFFIXED = re.compile(r"-\d+$")
+KIND = "pandoc-piece"
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    if lines and lines[0].rstrip() == "---":
+        for j in range(1, len(lines)):
+            if lines[j].rstrip() in ("---", "..."):
+                return j
+    return -1
+
+
+def _comment_lines(lines: list[str]) -> set[int]:
+    """Lines inside an HTML comment that spans lines."""
+    inside, out = False, set()
+    for i, ln in enumerate(lines):
+        if inside:
+            out.add(i)
+            inside = "-->" not in ln
+        elif "<!--" in ln and "-->" not in ln.split("<!--", 1)[1]:
+            inside = True
+    return out
+
+
+def pieces(text: str) -> list[str] | None:
+    """``text`` cut where a top-level block must end (the pieces join back to ``text`` with blank lines), or
+    None where something ties its blocks together."""
+    lines = text.split("\n")
+    fm = _front_matter_end(lines)
+    fenced = set()
+    for f in find_fences(lines):
+        fenced.update(range(f.start + 1, f.end + 1))
+    prose = [ln for i, ln in enumerate(lines) if i > fm and i not in fenced]
+    if WHOLE.search("\n".join(prose)) or any(YAML_AGAIN.match(ln) for ln in prose):
+        return None
+    shut = _comment_lines(lines)
+    cuts, depth = [], 0
+    for i, ln in enumerate(lines):
+        if i in fenced:
+            continue
+        m = DIV_FENCE.match(ln)
+        if (depth == 0 and i > fm + 1 and i not in shut and ln and not lines[i - 1].strip()
+                and (i - 1) not in fenced and (not CONTINUES.match(ln) or (m and m.group(2)))):
+            cuts.append(i)
+        if m and i not in shut:
+            depth += 1 if m.group(2) else -1
+            if depth < 0:
+                return None
+    out, start = [], 0
+    for c in cuts:
+        out.append("\n".join(lines[start:c]))
+        start = c
+    out.append("\n".join(lines[start:]))
+    return out
+
+
+def _ids(blocks: list) -> list[str]:
+    out = []
+    for el in iter_elements(blocks):
+        c = el.get("c")
+        if el["t"] == "Header":
+            out.append(c[1][0])
+        elif el["t"] in ("Div", "Span", "CodeBlock", "Code", "Table", "Figure", "Image", "Link") and c \
+                and isinstance(c[0], list) and len(c[0]) == 3 and isinstance(c[0][0], str) and c[0][0]:
+            out.append(c[0][0])
+    return out
+
+
+def _assembled(entries: list[dict], text: str) -> dict | None:
+    """The chapter's AST from its pieces' entries, or None when a check fails (see the module). Citations are
+    numbered on from piece to piece, each piece's own order kept (pandoc numbers in the order it reads, which
+    is not always the AST's: a table's caption after its rows)."""
+    blocks = [b for e in entries for b in e["blocks"]]
+    ids = _ids(blocks)
+    if len(ids) != len(set(ids)):
+        return None
+    low = text.lower()
+    offset = 0
+    for e in entries:
+        cites = []
+        for el in iter_elements(e["blocks"]):
+            t = el["t"]
+            if t == "Note":
+                return None
+            if t == "Header" and f"[{stringify(el['c'][2]).lower()}]" in low:
+                return None
+            if t == "Cite":
+                cites += el["c"][0]
+        order = {n: offset + i for i, n in enumerate(sorted({c["citationNoteNum"] for c in cites}), start=1)}
+        for c in cites:
+            c["citationNoteNum"] = order[c["citationNoteNum"]]
+        offset += len(order)
+    return {"pandoc-api-version": entries[0]["api"], "meta": entries[0].get("meta", {}), "blocks": blocks}
+
+
+def _split_run(out: dict, missing: list[str]) -> list[dict] | None:
+    """The blocks of one run over ``missing`` (joined by :data:`MARK`), piece by piece."""
+    groups: list[list] = [[]]
+    for b in out["blocks"]:
+        if b == MARK_BLOCK:
+            groups.append([])
+        else:
+            groups[-1].append(b)
+    if len(groups) != len(missing):
+        return None
+    for g, piece in zip(groups, missing):   # an identifier pandoc numbered for another piece of the run
+        if any(SUFFIXED.search(i) and f"#{i}" not in piece for i in _ids(g)):
+            return None
+    return [{"api": out["pandoc-api-version"], "blocks": g} for g in groups]
+
+
+def read(text: str, run: Callable[[str], str], store: Any, salt: str) -> dict | None:
+    """``text``'s AST from its pieces: those ``store`` keeps, and one ``run`` (pandoc's reader on a text,
+    returning its JSON) over the rest; None when the whole text must be read. ``salt``: pandoc and its
+    arguments, which every piece's key covers."""
+    parts = pieces(text)
+    if parts is None or len(parts) < 2:
+        return None
+    keys = [sha256_bytes(KIND.encode(), salt.encode(), p.encode("utf-8")) for p in parts]
+    got: dict[str, dict] = {}
+    for k in dict.fromkeys(keys):
+        raw = store.get_blob(KIND, k)
+        if raw is not None:
+            got[k] = json.loads(raw)
+    todo = [(k, p) for k, p in dict.fromkeys(zip(keys, parts)) if k not in got]
+    new: dict[str, dict] = {}
+    if todo:
+        out = json.loads(run("\n\n".join([p for _, p in todo for p in (p, MARK)][:-1])))
+        first_new = todo[0][0] == keys[0]
+        if out.get("meta") and not first_new:
+            return None
+        split = _split_run(out, [p for _, p in todo])
+        if split is None:
+            return None
+        for (k, _), e in zip(todo, split):
+            new[k] = e
+        if first_new:
+            new[keys[0]]["meta"] = out.get("meta", {})
+    entries, seen = [], set()
+    for k in keys:   # a piece met twice: its own copy (its citations are numbered in place)
+        e = got[k] if k in got else new[k]
+        entries.append(json.loads(json.dumps(e)) if k in seen else e)
+        seen.add(k)
+    ast = _assembled(entries, text)
+    if ast is not None:
+        for k, e in new.items():
+            store.put_blob(KIND, k, json.dumps(e, ensure_ascii=False).encode("utf-8"))
+    return ast
