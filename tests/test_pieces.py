@@ -143,3 +143,13 @@ def test_the_cuts_fall_only_where_a_block_must_end():
     assert got == ["---\ntitle: T\n---\n", "# H\n", "Para one.\n\n- item\n\n  continued\n",
                    "::: {.callout}\nInside.\n\nStill inside.\n:::\n", "Last line.\n"]
     assert "\n".join(got) == text
+
+
+def test_a_kept_piece_of_another_shape_is_read_again(store):
+    text = "# H {#h}\n\nOne [@a].\n\nTwo.\n"
+    assert by_pieces(text, store) == whole(text)
+    for p in (store.folder / pieces.KIND).rglob("*"):
+        if p.is_file():   # a sealed entry whose content is valid JSON of another shape
+            key = p.name
+            store.put_blob(pieces.KIND, key, b'{"blocks": "not a list"}')
+    assert by_pieces(text, store) == whole(text)

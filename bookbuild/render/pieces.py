@@ -152,6 +152,17 @@ def _split_run(out: dict, missing: list[str]) -> list[dict] | None:
     return [{"api": out["pandoc-api-version"], "blocks": g} for g in groups]
 
 
+def _entry(raw: bytes | None) -> dict | None:
+    """A kept piece, or None when there is none or it has another shape (it is then read again)."""
+    try:
+        e = json.loads(raw) if raw is not None else None
+    except ValueError:
+        return None
+    ok = isinstance(e, dict) and isinstance(e.get("api"), list) and isinstance(e.get("blocks"), list) \
+        and isinstance(e.get("meta", {}), dict)
+    return e if ok else None
+
+
 def read(text: str, run: Callable[[str], str], store: Any, salt: str) -> dict | None:
     """``text``'s AST from its pieces: those ``store`` keeps, and one ``run`` (pandoc's reader on a text,
     returning its JSON) over the rest; None when the whole text must be read. ``salt``: pandoc and its
@@ -162,9 +173,9 @@ def read(text: str, run: Callable[[str], str], store: Any, salt: str) -> dict | 
     keys = [sha256_bytes(KIND.encode(), salt.encode(), p.encode("utf-8")) for p in parts]
     got: dict[str, dict] = {}
     for k in dict.fromkeys(keys):
-        raw = store.get_blob(KIND, k)
-        if raw is not None:
-            got[k] = json.loads(raw)
+        entry = _entry(store.get_blob(KIND, k))
+        if entry is not None:
+            got[k] = entry
     todo = [(k, p) for k, p in dict.fromkeys(zip(keys, parts)) if k not in got]
     new: dict[str, dict] = {}
     if todo:
