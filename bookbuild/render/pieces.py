@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 from ..cache import sha256_bytes
 from ..pandoc_ast import iter_elements, stringify
-from ..text import find_fences
+from ..text import find_fences, front_matter_end
 
 #: what ties blocks together over the whole document (outside fences): the whole text is read
 WHOLE = re.compile(r"^ {0,3}\[[^\]\n]+\]:|\^\[|^[ \t]*\(@[\w-]*\)[ \t]|\\(?:re)?newcommand|\\def\b|^[ \t]*<(?!!--)", re.M)
@@ -43,14 +43,6 @@ MARK = "```{=bookbuild-piece}\n```"
 MARK_BLOCK = {"t": "RawBlock", "c": ["bookbuild-piece", ""]}
 SUFFIXED = re.compile(r"-\d+$")
 KIND = "pandoc-piece"
-
-
-def _front_matter_end(lines: list[str]) -> int:
-    if lines and lines[0].rstrip() == "---":
-        for j in range(1, len(lines)):
-            if lines[j].rstrip() in ("---", "..."):
-                return j
-    return -1
 
 
 def _comment_lines(lines: list[str]) -> set[int]:
@@ -69,7 +61,7 @@ def pieces(text: str) -> list[str] | None:
     """``text`` cut where a top-level block must end (the pieces join back to ``text`` with blank lines), or
     None where something ties its blocks together."""
     lines = text.split("\n")
-    fm = _front_matter_end(lines)
+    fm = front_matter_end(lines)
     fenced = set()
     for f in find_fences(lines):
         fenced.update(range(f.start + 1, f.end + 1))
