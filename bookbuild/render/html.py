@@ -27,7 +27,8 @@ from . import outline as outline_module
 from .filters import Chapter, Context, transform
 from .outline import Heading, Section
 from .pages import relpath, source_key
-from .pandoc import read_files
+from . import pieces
+from .pandoc import RenderError, read_files
 from .strings import ui
 
 ASSETS = Path(__file__).parent / "assets"
@@ -87,13 +88,27 @@ def _fragment_shape(hit) -> bool:
 
 def body_html(ctx: Context, ch: Chapter) -> str:
     """``ch``'s AST as a page body: the AST filters, then pandoc's HTML writer (with citeproc when it cites);
-    sets ``ch.cited``."""
+    sets ``ch.cited``. With a store, the citations are formatted by one citeproc run kept by the chapter's
+    citations, and the blocks written piece by piece (:func:`.pieces.write`): the same HTML, byte for byte."""
     ast = transform(ctx, ch)
     ast["meta"] = {}
     args = ["-f", "json", "-t", "html5", "--mathml", "--wrap=none", "-M", f"lang={citeproc_lang(ctx.lang)}"]
-    if ch.cited:
-        args += [*ctx.cite_args, "-M", "link-citations=true"]
-    return ctx.pandoc.run(args, json.dumps(ast), ch.source)
+    cite = [*ctx.cite_args, "-M", "link-citations=true"] if ch.cited else []
+    store = ctx.pandoc.store
+    if store is not None and store.enabled:
+        whole = json.loads(json.dumps(ast))
+        try:
+            if cite:
+                pieces.resolve_citations(ast, lambda t: ctx.pandoc.run(
+                    ["-f", "json", "-t", "json", "-M", f"lang={citeproc_lang(ctx.lang)}", *cite], t, ch.source))
+            out = pieces.write(ast, lambda t: ctx.pandoc.run(args, t, ch.source, keep=False), store,
+                               "\0".join([ctx.pandoc.identity, *args]))
+        except (RenderError, ValueError):
+            out = None   # the whole chapter is written below: pandoc's own message, if it has one
+        if out is not None:
+            return out
+        ast = whole
+    return ctx.pandoc.run(args + cite, json.dumps(ast), ch.source)
 
 
 def chapter_fragment(site: Site, ch: Chapter, scope: bytes | None = None) -> str:

@@ -192,3 +192,61 @@ def read(text: str, run: Callable[[str], str], store: Any, salt: str) -> dict | 
         for k, e in new.items():
             store.put_blob(KIND, k, json.dumps(e, ensure_ascii=False).encode("utf-8"))
     return ast
+
+
+# ───────────────────────────── the writer, piece by piece
+
+#: between two blocks of one writer run: an HTML comment no chapter writes
+WRITE_MARK = "<!--bookbuild-piece-5e1f-->"
+WRITE_KIND = "pandoc-html-piece"
+
+
+def resolve_citations(ast: dict, run_json: Callable[[str], str]) -> None:
+    """Format ``ast``'s citations as pandoc's citeproc would over the whole document, in place: one citeproc run
+    (``run_json``, pandoc json -> json with citeproc's arguments) over a document of the citations alone, in
+    order, and the bibliography's ``#refs`` div; each Cite and the div then take citeproc's output. What
+    citeproc makes of a citation depends only on the citations before and after it and the bibliography, so
+    this run is kept by them (a cell or prose edit that cites nothing new reads it from the cache)."""
+    cites = [e for e in iter_elements(ast["blocks"]) if e["t"] == "Cite"]
+    refs = [e for e in iter_elements(ast["blocks"]) if e["t"] == "Div" and e["c"][0][0] == "refs"]
+    alone = {"pandoc-api-version": ast["pandoc-api-version"], "meta": ast.get("meta", {}),
+             "blocks": [{"t": "Para", "c": [c]} for c in cites] + refs}
+    out = json.loads(run_json(json.dumps(alone)))["blocks"]
+    if len(out) != len(cites) + len(refs) or any(p["t"] != "Para" or len(p["c"]) != 1 for p in out[:len(cites)]):
+        raise ValueError("citeproc gave another shape")
+    for c, p in zip(cites, out):
+        c["c"] = p["c"][0]["c"]
+    for r, d in zip(refs, out[len(cites):]):
+        r["c"] = d["c"]
+
+
+def write(ast: dict, run: Callable[[str], str], store: Any, salt: str) -> str | None:
+    """``ast``'s HTML from its top-level blocks: those ``store`` keeps, and one writer ``run`` (json -> html,
+    no citeproc: :func:`resolve_citations` first) over the rest, a marker between two blocks; pandoc joins
+    a document's blocks with one newline. None when the whole document must be written: a footnote (the
+    writer numbers and collects them), a marker in the text, a run that does not split as sent."""
+    body = json.dumps(ast, ensure_ascii=False)
+    if WRITE_MARK in body or any(e["t"] == "Note" for e in iter_elements(ast["blocks"])) or not ast["blocks"]:
+        return None
+    keys = [sha256_bytes(WRITE_KIND.encode(), salt.encode(), json.dumps(b, sort_keys=True).encode("utf-8"))
+            for b in ast["blocks"]]
+    got: dict[str, str] = {}
+    for k in dict.fromkeys(keys):
+        raw = store.get_blob(WRITE_KIND, k)
+        if raw is not None:
+            got[k] = raw.decode("utf-8", errors="replace")
+    todo = [(k, b) for k, b in zip(keys, ast["blocks"]) if k not in got]
+    todo = list({k: (k, b) for k, b in todo}.values())
+    if todo:
+        mark = {"t": "RawBlock", "c": ["html", WRITE_MARK]}
+        blocks = [x for _, b in todo for x in (b, mark)][:-1]
+        out = run(json.dumps(dict(ast, blocks=blocks)))
+        if not out.endswith("\n"):
+            return None
+        parts = out[:-1].split(f"\n{WRITE_MARK}\n")
+        if len(parts) != len(todo):
+            return None
+        for (k, _), html in zip(todo, parts):
+            got[k] = html
+            store.put_blob(WRITE_KIND, k, html.encode("utf-8"))
+    return "\n".join(got[k] for k in keys) + "\n"
