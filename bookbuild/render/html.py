@@ -96,7 +96,6 @@ def body_html(ctx: Context, ch: Chapter) -> str:
     cite = [*ctx.cite_args, "-M", "link-citations=true"] if ch.cited else []
     store = ctx.pandoc.store
     if store is not None and store.enabled:
-        whole = json.loads(json.dumps(ast))
         try:
             if cite:
                 pieces.resolve_citations(ast, lambda t: ctx.pandoc.run(
@@ -107,7 +106,8 @@ def body_html(ctx: Context, ch: Chapter) -> str:
             out = None   # the whole chapter is written below: pandoc's own message, if it has one
         if out is not None:
             return out
-        ast = whole
+        ast = transform(ctx, ch)   # the citations may have been formatted in place: the filters' AST again
+        ast["meta"] = {}
     return ctx.pandoc.run(args + cite, json.dumps(ast), ch.source)
 
 
