@@ -166,6 +166,23 @@ def test_the_chinese_typography_is_not_checked_again_for_an_english_edit_and_is_
     assert r.returncode == 1 and "appendix/ref.zh.qmd:5: typography (time)" in r.stderr, r.stderr
 
 
+def test_a_file_s_kept_typography_pass_is_checked_again_under_a_new_rule(tmp_path):
+    """The Chinese typography is kept file by file while it passes; a rule added to the glossary afterwards
+    reaches every file again (the rules are part of what each pass is kept by)."""
+    root = project(tmp_path)
+    (root / "notes").mkdir()
+    glossary = root / "notes" / "glossary.toml"
+    shutil.copyfile(ROOT / "notes" / "glossary.toml", glossary)
+    zh = root / "index.zh.qmd"
+    zh.write_text(zh.read_text(encoding="utf-8").replace("Little 定律", "利特尔定律"), encoding="utf-8")
+    build(root, "--profile", "all", cmd="check")
+    text = glossary.read_text(encoding="utf-8")
+    glossary.write_text(text.replace("percent_forbidden = [", "percent_forbidden = ['每秒到达', ", 1), encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "bookbuild", "check", "--root", str(root), "--profile", "all"],
+                       cwd=root, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1 and "appendix/ref.zh.qmd:5: typography (percent)" in r.stderr, r.stderr
+
+
 def test_a_typed_number_added_by_a_prose_edit_is_caught_by_the_kept_checks(tmp_path):
     """A prose edit is replayed and the lint of its file was kept while it passed: the edited file is
     linted again, and its typed number fails the build."""

@@ -11,11 +11,12 @@
 from __future__ import annotations
 
 from ..checks import Check, CheckContext
+from ..cache import file_digest
 from ..errors import BuildError, read_text
 from . import typography as T
 from .hooks import library_dirs
 from .lint import lint_text, load_allowlist
-from .translation import check_translations, load_glossary, localized_values
+from .translation import GLOSSARY, check_translations, load_glossary, localized_values
 from .unused import unused_strs
 
 
@@ -77,7 +78,9 @@ def typography(ctx: CheckContext) -> list[BuildError]:
     terms, data, error = _typography_rules(ctx)
     if error is not None:
         return [error]
-    texts, seen = [], set()
+    rules = file_digest(ctx.root / GLOSSARY) if (ctx.root / GLOSSARY).is_file() else "-"
+    errors: list[BuildError] = []
+    seen: set[str] = set()
     for book in zh:
         for ch in book.chapters:
             doc = ctx.documents.get(ch.path.as_posix())
@@ -85,9 +88,15 @@ def typography(ctx: CheckContext) -> list[BuildError]:
                 if rel in seen:
                     continue
                 seen.add(rel)
-                texts += T.chapter_texts(rel, sf.text) if rel == doc.path else \
-                    [t for c in doc.cells if c.body.file == rel for t in T.code_texts(rel, c.source, calls=())]
-    return T.check(texts, data, terms)
+
+                def one(rel=rel, sf=sf, doc=doc) -> list[BuildError]:
+                    texts = T.chapter_texts(rel, sf.text) if rel == doc.path else \
+                        [t for c in doc.cells if c.body.file == rel for t in T.code_texts(rel, c.source, calls=())]
+                    return T.check(texts, data, terms)
+                # each file kept while it passes under the same rules (a cell edit checks that cell's file)
+                errors += ctx.unless_passed("typography", [rel.encode(), sf.digest.encode(), rules.encode(),
+                                                           b"prose" if rel == doc.path else b"cells"], one)
+    return errors
 
 
 def typography_library(ctx: CheckContext) -> list[BuildError]:
