@@ -183,7 +183,7 @@ class Builds:
         self.warm: Warm | None = None
         self.pid: int | None = None
 
-    def run(self, argv: list[str], root: Path, nice: int = 0) -> subprocess.CompletedProcess:
+    def run(self, argv: list[str], root: Path) -> subprocess.CompletedProcess:
         if self.warm is None:
             self.warm = Warm(root)
 
@@ -191,7 +191,7 @@ class Builds:
             self.pid = pid
             procs.register(pid, "polite")
         try:
-            return self.warm.run(argv, started, nice)
+            return self.warm.run(argv, started)
         finally:
             if self.pid is not None:
                 procs.unregister(self.pid)
@@ -215,22 +215,17 @@ DEFERRED = ("the reader's choices (accelerator, model) are being computed again:
             "by itself it shows the reference only")
 
 
-#: how much lower the CPU priority of the build that completes a deferred one: the browser, loading the page
-#: the first build made, comes first
-SECOND_BUILD_NICE = 10
-
-
 def build_once(root: Path, profile: str, cell_timeout: float | None = None,
-               defer: bool = False, nice: int = 0) -> tuple[bool, list[str], float, bool]:
-    """One ``render`` (HTML only) by the warm worker (``nice``: at a lower CPU priority); returns (ok, error
-    lines, seconds, whether the layer's choices were left for the next build: ``defer``, the text first)."""
+               defer: bool = False) -> tuple[bool, list[str], float, bool]:
+    """One ``render`` (HTML only) by the warm worker; returns (ok, error lines, seconds, whether the
+    layer's choices were left for the next build: ``defer``, the text first)."""
     argv = ["render", "--profile", profile, "--root", str(root), "--formats", "html", "--stale-translations", "warn"]
     if cell_timeout:
         argv += ["--cell-timeout", str(cell_timeout)]
     if defer:
         argv.append("--defer-layer")
     t0 = time.perf_counter()
-    r = BUILDS.run(argv, root, nice)
+    r = BUILDS.run(argv, root)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "waiting for it" not in ln]
     if r.returncode == 0:   # a build that passed says only its warnings (a stale translation)
         lines = [ln.split("warning: ", 1)[1] for ln in lines if ln.startswith("bookbuild: note: warning: ")]
@@ -512,7 +507,7 @@ def main(argv: list[str]) -> int:
         ok, lines, secs, deferred = build_once(root, profile, args.cell_timeout, defer=True)
         if deferred:
             report(ok, lines + [DEFERRED], secs)
-            ok, lines, secs, _ = build_once(root, profile, args.cell_timeout, nice=SECOND_BUILD_NICE)
+            ok, lines, secs, _ = build_once(root, profile, args.cell_timeout)
         report(ok, lines, secs)
         patcher.reload(ok)
         if not opened:

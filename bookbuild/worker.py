@@ -15,9 +15,7 @@ Nothing stale, nothing shared:
 - the worker dies with the process that started it, and each build with the worker.
 
 The protocol, one JSON document per line: the driver writes ``["render", "--profile", ...]`` (the
-argument list of a ``check`` or ``render``, as for ``python -m bookbuild``), or ``{"argv": [...], "nice": N}``
-for a build that runs at a lower CPU priority (the preview's second build, which computes the reader's
-choices while the browser loads the page the first one made); the worker answers ``{"pid": N}`` when the build starts,
+argument list of a ``check`` or ``render``, as for ``python -m bookbuild``); the worker answers ``{"pid": N}`` when the build starts,
 then ``{"status": S, "stdout": ..., "stderr": ...}`` when it ends (or ``{"stale": true}`` instead).
 """
 from __future__ import annotations
@@ -37,9 +35,8 @@ def _settings(root: Path):
     return Settings.make(root, data_env=DATA_ENV)   # the command line's settings: the same data folders
 
 
-def _build(argv: list[str], folder: Path, nice: int = 0) -> int:
-    """Fork one build (``nice``: its CPU priority lowered by that much); answer its pid, wait for it, return
-    its exit status."""
+def _build(argv: list[str], folder: Path) -> int:
+    """Fork one build; answer its pid, wait for it, return its exit status."""
     out, err = folder / "stdout", folder / "stderr"
     sys.stdout.flush()
     sys.stderr.flush()
@@ -48,8 +45,6 @@ def _build(argv: list[str], folder: Path, nice: int = 0) -> int:
         code = 70
         try:
             os.setsid()
-            if nice:
-                os.nice(nice)
             procs.default_signals()
             fd_in = os.open(os.devnull, os.O_RDONLY)
             os.dup2(fd_in, 0)
@@ -95,19 +90,15 @@ def serve(root: Path, parent: int) -> int:
         folder = Path(tmp)
         for line in sys.stdin:
             try:
-                request = json.loads(line)
+                argv = json.loads(line)
             except json.JSONDecodeError:
                 return 2
-            argv, nice = request, 0
-            if isinstance(request, dict):   # {"argv": [...], "nice": N}: a build that may wait for the reader
-                argv, nice = request.get("argv"), request.get("nice", 0)
-            if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)
-                    and type(nice) is int and 0 <= nice <= 19):
+            if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)):
                 return 2
             if passes.environment(_settings(root)) != digest:
                 _answer({"stale": True})
                 return 0
-            code = _build(argv, folder, nice)
+            code = _build(argv, folder)
             text = {k: (folder / k).read_text(encoding="utf-8", errors="replace") for k in ("stdout", "stderr")}
             _answer({"status": code, **text})
     return 0
@@ -137,25 +128,24 @@ class Warm:
         self.failure = "bookbuild: the build's worker did not start" + (f": {lines[-1]}" if lines else "")
         return None
 
-    def _ask(self, proc: subprocess.Popen, argv: list[str], nice: int = 0) -> dict:
+    def _ask(self, proc: subprocess.Popen, argv: list[str]) -> dict:
         """Send one build and read the first answer (a dead worker answers ``stale``: start another)."""
         try:
-            proc.stdin.write(json.dumps({"argv": argv, "nice": nice} if nice else argv) + "\n")
+            proc.stdin.write(json.dumps(argv) + "\n")
             proc.stdin.flush()
         except OSError:
             return {"stale": True}
         return json.loads(proc.stdout.readline() or '{"stale": true}')
 
-    def run(self, argv: list[str], started=None, nice: int = 0) -> subprocess.CompletedProcess:
-        """One build; ``started(pid)`` is called when it runs (so the caller can stop it); ``nice``: the build
-        runs at a CPU priority lowered by that much. A worker that cannot start, or dies, is the build's
-        failure, in one line, never an exception."""
+    def run(self, argv: list[str], started=None) -> subprocess.CompletedProcess:
+        """One build; ``started(pid)`` is called when it runs (so the caller can stop it). A worker that
+        cannot start, or dies, is the build's failure, in one line, never an exception."""
         self.failure = "bookbuild: the build's worker kept restarting (the code changed while it started)"
         for _ in range(5):   # each ``stale`` answer: the code or data changed since the worker started
             proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
             if proc is None:
                 break
-            reply = self._ask(proc, argv, nice)
+            reply = self._ask(proc, argv)
             if reply.get("stale"):
                 self.stop()
                 continue

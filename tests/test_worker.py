@@ -121,23 +121,3 @@ def test_a_worker_that_cannot_start_is_the_build_s_one_line_failure(tmp_path):
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("bookbuild: the build's worker did not start: SyntaxError"), lines
     assert w.proc is None
-
-
-def test_a_build_asked_to_wait_for_the_reader_runs_at_a_lower_priority_and_the_next_does_not(tmp_path):
-    """The preview's second build (the reader's choices) runs niced, so the browser loading the first build's
-    page comes first; the priority is the build's own (its chapters' processes inherit it), never the worker's."""
-    root = project(tmp_path)
-    ch = root / CHAPTER
-    ch.write_text(ch.read_text(encoding="utf-8") + (
-        "\n```{python}\nimport os\nrun = 'none'\nclass Nice:\n    n_str = str(os.nice(0))\n```\n\n"
-        "Niceness: `{python} Nice.n_str`.\n"), encoding="utf-8")
-    base = os.nice(0)
-    w = Warm(root)
-    try:
-        for word, nice in (("first", 7), ("second", 0)):   # an edit each time, so the chapter runs again
-            ch.write_text(re.sub(r"run = '\w+'", f"run = '{word}'", ch.read_text(encoding="utf-8")), encoding="utf-8")
-            r = w.run(RENDER + ["--root", str(root)], nice=nice)
-            assert r.returncode == 0, r.stderr
-            assert f"Niceness: {min(19, base + nice)}." in page(root)
-    finally:
-        w.stop()
