@@ -54,12 +54,16 @@ def index_key(build: Build, book) -> str:
     return sha256_bytes(*parts)
 
 
-def index_of(build: Build, book) -> Index:
-    """The book's index, from the cache when its chapters' markdown did not change."""
+def kept_index(build: Build, book) -> tuple[str, Index | None]:
+    """The book's index key ("" without a cache) and the index kept under it, when its chapters' markdown did not
+    change."""
     key = index_key(build, book) if build.store.enabled else ""
     hit = build.store.get_json("index", key) if key else None
-    if hit is not None:
-        return Index.from_json(hit)
+    return key, Index.from_json(hit) if hit is not None else None
+
+
+def made_index(build: Build, book, key: str) -> Index:
+    """The book's index from its chapters' ASTs, kept under ``key``."""
     chapters = [(ec.source.as_posix(), ref.appendix, build.ast(book.profile, ec.source.as_posix()))
                 for ref, ec in zip(book.chapters, build.executed[book.profile])]
     try:
@@ -74,11 +78,11 @@ def index_of(build: Build, book) -> Index:
 
 
 def run(build: Build) -> None:
-    unread = [(book.profile, ec.source.as_posix()) for book in build.books
-              if not (build.store.enabled and build.store.get_json("index", index_key(build, book)) is not None)
-              for ec in build.executed[book.profile]]
-    build.read_asts(unread)   # every chapter of every book whose index must be made, read at once
+    kept = {book.profile: kept_index(build, book) for book in build.books}
+    build.read_asts([(book.profile, ec.source.as_posix()) for book in build.books if kept[book.profile][1] is None
+                     for ec in build.executed[book.profile]])   # every chapter of a book to number, read at once
     for book in build.books:
-        build.index[book.profile] = index_of(build, book)
+        key, index = kept[book.profile]
+        build.index[book.profile] = index if index is not None else made_index(build, book, key)
         text = json.dumps(manifest(build, book.profile), ensure_ascii=False, indent=2, sort_keys=True, default=str)
         (build.executed_dir(book.profile) / "book.json").write_text(text + "\n", encoding="utf-8")

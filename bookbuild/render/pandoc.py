@@ -69,19 +69,28 @@ class Pandoc:
         return sha256_bytes(b"pandoc", self.identity.encode(), "\0".join(args).encode(), text.encode("utf-8"),
                             *(d.encode() for d in read_files(args)))
 
-    def run(self, args: list[str], text: str, where: str = "", keep: bool = True) -> str:
-        """pandoc ``args`` on ``text``; a warning is an error. Outputs are cached by content (``keep``)."""
-        key = self._key(args, text) if keep and self.store is not None and self.store.enabled else ""
-        if key:
-            hit = self.store.get_blob("pandoc", key)
-            if hit is not None:
-                return hit.decode("utf-8")
+    def _kept(self, args: list[str], text: str) -> tuple[str, bytes | None]:
+        """The cache key of pandoc ``args`` on ``text`` ("" without a store) and the output kept under it."""
+        if self.store is None or not self.store.enabled:
+            return "", None
+        key = self._key(args, text)
+        return key, self.store.get_blob("pandoc", key)
+
+    def _fresh(self, args: list[str], text: str, where: str) -> str:
+        """pandoc ``args`` on ``text``, run now; a warning is an error."""
         try:
             proc = procs.run([self.path, *args], text.encode("utf-8"))
         except OSError as e:
             raise RenderError(None, None, f"cannot run pandoc ({self.path}): {e.strerror}; install it "
                                           "(pip install pypandoc-binary) or set PANDOC to a pandoc binary") from None
-        out = _checked(proc, args, where)
+        return _checked(proc, args, where)
+
+    def run(self, args: list[str], text: str, where: str = "", keep: bool = True) -> str:
+        """pandoc ``args`` on ``text``; a warning is an error. Outputs are cached by content (``keep``)."""
+        key, hit = self._kept(args, text) if keep else ("", None)
+        if hit is not None:
+            return hit.decode("utf-8")
+        out = self._fresh(args, text, where)
         if key:
             self.store.put_blob("pandoc", key, out.encode("utf-8"))
         return out
@@ -90,19 +99,19 @@ class Pandoc:
         """``text``'s AST. With a store, from the pieces of the text kept from earlier reads
         (:mod:`.pieces`: an edit reads only the paragraphs it changed), else the whole text."""
         args = ["-f", READER, "-t", "json"]
-        if self.store is not None and self.store.enabled:
-            key = self._key(args, text)
-            hit = self.store.get_blob("pandoc", key)
-            if hit is not None:
-                return json.loads(hit)
+        key, hit = self._kept(args, text)
+        if hit is not None:
+            return json.loads(hit)
+        ast = None
+        if key:
             try:
-                ast = pieces.read(text, lambda t: self.run(args, t, where, keep=False), self.store, f"{self.identity}\0{READER}")
+                ast = pieces.read(text, lambda t: self._fresh(args, t, where), self.store, f"{self.identity}\0{READER}")
             except RenderError:
                 ast = None   # the whole text is read below: its own message, at its own line
-            if ast is not None:
-                self.store.put_blob("pandoc", key, json.dumps(ast, ensure_ascii=False).encode("utf-8"))
-                return ast
-        return json.loads(self.run(args, text, where))
+        out = json.dumps(ast, ensure_ascii=False) if ast is not None else self._fresh(args, text, where)
+        if key:
+            self.store.put_blob("pandoc", key, out.encode("utf-8"))
+        return ast if ast is not None else json.loads(out)
 
 
 def _checked(proc, args: list[str], where: str) -> str:
