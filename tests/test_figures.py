@@ -295,3 +295,29 @@ def test_under_static_figures_false_a_figure_displays_the_same_and_draws_nothing
     drawn = book_figure(spec, tmp_path / "out", lang="en")   # outside the block: drawn, as always
     assert Path(drawn.svg_link).is_file()
     assert described.svg_link == drawn.svg_link and described._repr_markdown_() == drawn._repr_markdown_()
+
+
+@pytest.mark.parametrize("mathtext, plain", [
+    (r"$\mathdefault{10^{2}}$", "10²"),
+    (r"$\mathdefault{10^{-3}}$", "10⁻³"),
+    (r"$\mathdefault{10^{15}}$", "10¹⁵"),
+    (r"$\mathdefault{2\times10^{3}}$", "2×10³"),
+    (r"$\mathdefault{0.5}$", "0.5"),
+    ("", ""),
+    (r"$\mathcal{I}$", r"$\mathcal{I}$"),   # not a tick label: left to mathtext
+])
+def test_log_tick_labels_are_plain_text_with_superscripts(mathtext, plain):
+    from mlsysim.figures.matplotlib_figure import log_tick_text
+    assert log_tick_text(mathtext) == plain
+
+
+def test_a_log_axis_labels_its_decades_without_mathtext():
+    """The roofline's axes are log-log: every tick label drawn is plain text (no ``$``), the decades matplotlib
+    chose to label written 10ⁿ (the x axis spans 10⁻¹ to 10⁶ FLOP/byte for the H100 and 8-bit weights: 2/b = 2
+    and a 32,768-token prefill at 2S/b = 65,536, widened to whole decades)."""
+    fig, _ = roofline_figure(H100, L70, "fp8")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels() if t.get_text()]
+    assert labels and not any("$" in t for t in labels)
+    assert {"10⁻¹", "10⁰", "10¹", "10²", "10³", "10⁴", "10⁵", "10⁶"} <= set(labels)

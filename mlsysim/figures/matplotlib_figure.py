@@ -1,6 +1,7 @@
 """Draw a :class:`~.spec.FigureSpec` with matplotlib: the PDF's static figure, saved as deterministic SVG."""
 from __future__ import annotations
 
+import functools
 import io
 import os
 import re
@@ -54,6 +55,44 @@ def _rc(lang: str) -> dict:
     else:
         rc["mathtext.fontset"] = "dejavusans"
     return rc
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+_LOG_LABEL = re.compile(r"\$\\mathdefault\{(-?)(?:([0-9.]+)\\times)?([0-9]+)\^\{(-?[0-9]+)\}\}\$")
+_PLAIN_LABEL = re.compile(r"\$\\mathdefault\{(-?[0-9.e+]+)\}\$")
+
+
+def log_tick_text(label: str) -> str:
+    """A log axis's tick label as matplotlib writes it in mathtext (``$\\mathdefault{10^{-3}}$``,
+    ``$\\mathdefault{2\\times10^{3}}$``, ``$\\mathdefault{0.5}$``) as plain text with Unicode superscripts
+    (``10⁻³``, ``2×10³``, ``0.5``): the same label without a mathtext parse, which costs a log-log figure
+    a third of its drawing time. Any other label is returned unchanged."""
+    m = _LOG_LABEL.fullmatch(label)
+    if m:
+        sign, coeff, base, exp = m.groups()
+        return f"{sign}{coeff + '×' if coeff else ''}{base}{exp.translate(_SUPERSCRIPT)}"
+    m = _PLAIN_LABEL.fullmatch(label)
+    return m.group(1) if m else label
+
+
+@functools.cache
+def _plain_log_formatter():
+    from matplotlib.ticker import LogFormatterSciNotation
+
+    class PlainLogFormatter(LogFormatterSciNotation):
+        """matplotlib's log-axis formatter, its labels as :func:`log_tick_text` writes them."""
+
+        def __call__(self, x, pos=None):
+            return log_tick_text(super().__call__(x, pos))
+    return PlainLogFormatter
+
+
+def _plain_log_ticks(axis) -> None:
+    """The log ``axis``'s major and minor tick labels as :func:`log_tick_text` writes them (matplotlib's
+    own choice of which ticks to label: its default formatters for a log scale, base 10)."""
+    formatter = _plain_log_formatter()
+    axis.set_major_formatter(formatter(10))
+    axis.set_minor_formatter(formatter(10, labelOnlyBase=False))
 
 
 class FigureGlyphError(RuntimeError):
@@ -176,8 +215,10 @@ def _draw_matplotlib(plt, spec: FigureSpec, lang: str):
     for i, (ax, p) in enumerate(zip(axes, spec.panels)):
         if p.x.log:
             ax.set_xscale("log")
+            _plain_log_ticks(ax.xaxis)
         if p.y.log:
             ax.set_yscale("log")
+            _plain_log_ticks(ax.yaxis)
         ax.set_xlabel(mpl_text(_pick(p.x.title, lang)))
         ax.set_ylabel(mpl_text(_pick(p.y.title, lang)))
         if p.x.categories:
