@@ -7,6 +7,8 @@
      assets/scroll-boxes.js, whose tag the post-render step writes beside this one's);
    - search works from file: pages, where the browser refuses Quarto's fetch of search.json: the same
      index is read from assets/quarto-search-data.js, which the post-render step writes beside it;
+   - the language switch in Quarto's top bar at a phone's or tablet's width, where a floating one would cover
+     the bar's search button and, scrolled, the text;
    - nothing here loads anything: every file is the book's own. Loaded in the head, before Quarto's
      search asks for its index. */
 (function () {
@@ -61,7 +63,28 @@
     if (hash) skip.setAttribute("href", "#" + hash);
   }
 
+  /* the language switch: below Bootstrap's lg width, where Quarto shows its top bar (and hides it while the
+     reader scrolls down), the switch sits in that bar before the search button and comes and goes with it,
+     never over the text or the search button; wider, it floats at the top right, above the page's contents */
+  var narrow = window.matchMedia ? window.matchMedia("(max-width: 991.98px)") : null;
+  var home = null;
+  function placeLanguages() {
+    var langs = document.querySelector(".mlsysim-langs");
+    var bar = document.querySelector(".quarto-secondary-nav .container-fluid");
+    if (!langs || !bar) return;
+    if (!home) home = { parent: langs.parentNode, next: langs.nextSibling };   /* its place, and tab order */
+    if (narrow && narrow.matches) {
+      if (langs.parentNode !== bar) bar.insertBefore(langs, bar.querySelector(".quarto-search-button"));
+      langs.classList.add("in-bar");
+    } else if (langs.parentNode === bar) {
+      home.parent.insertBefore(langs, home.next && home.next.parentNode === home.parent ? home.next : null);
+      langs.classList.remove("in-bar");
+    }
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    placeLanguages();
+    if (narrow && narrow.addEventListener) narrow.addEventListener("change", placeLanguages);
     keepSkipLink();
     syncTheme();
     if (window.MutationObserver) {
