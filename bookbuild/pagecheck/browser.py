@@ -180,9 +180,14 @@ def _set_theme(tab: Tab, theme: str) -> None:
                 # the button is in a menu a phone folds away (Quarto's sidebar): a reader opens the menu
                 # first; the check presses the button itself
                 btns[0].first.evaluate("b => b.click()")
-        # the page as a reader sees it once switched: a renderer's colour transitions (Quarto's sidebar and
-        # contents links fade for 0.15 s) ended, so axe does not measure colours half-way
+        # the page as a reader sees it once switched: the theme's stylesheets loaded (Quarto enables its dark
+        # one by its rel, and the browser loads it then), two frames for the new styles to start their
+        # transitions, and those (Quarto's sidebar and contents links fade for 0.15 s) ended, so axe does not
+        # measure colours half-way
         try:
+            tab.page.wait_for_function("() => Array.from(document.querySelectorAll('link[rel~=\"stylesheet\"]'))"
+                                       ".every(l => l.sheet)", timeout=5_000, polling=50)
+            tab.page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
             tab.page.wait_for_function("() => !document.getAnimations || document.getAnimations().every("
                                        "a => !(window.CSSTransition && a instanceof CSSTransition) || a.playState !== 'running')",
                                        timeout=2_000, polling=50)
