@@ -1,4 +1,7 @@
-"""Shared fixtures: the executed appendix in both languages (executed once per test session)."""
+"""Shared fixtures: the executed appendix in both languages (executed once per test session), the whole book
+rendered once per test session (however many pytest-xdist workers share it)."""
+import fcntl
+import os
 import shutil
 import subprocess
 import sys
@@ -72,13 +75,17 @@ def golden(name: str) -> dict:
 
 @pytest.fixture(scope="session")
 def executed_appendix(tmp_path_factory):
-    from bookbuild.execute import execute_chapter
-    out = tmp_path_factory.mktemp("executed")
-    return {
-        lang: execute_chapter(ROOT / f"appendix/inference-cost{suffix}.qmd", ROOT, out / lang / "figures",
-                              md_dir=out / lang, profile=lang)
-        for lang, suffix in (("en", ""), ("zh", ".zh"))
-    }
+    """The appendix executed in both languages, once per test session (:func:`session_folder`)."""
+    import pickle
+
+    def make(out: Path) -> None:
+        from bookbuild.execute import execute_chapter
+        chapters = {lang: execute_chapter(ROOT / f"appendix/inference-cost{suffix}.qmd", ROOT, out / lang / "figures",
+                                          md_dir=out / lang, profile=lang)
+                    for lang, suffix in (("en", ""), ("zh", ".zh"))}
+        (out / "executed.pickle").write_bytes(pickle.dumps(chapters))
+    folder = session_folder(tmp_path_factory, "executed", make)
+    return pickle.loads((folder / "executed.pickle").read_bytes())
 
 
 #: headless Chromium for the browser tests (tests/test_browser_explorer.py, tests/test_reader_page.py):
@@ -122,10 +129,29 @@ def render_copy(dest: Path, *args: str) -> Path:
     return dest / "_book"
 
 
+def session_folder(tmp_path_factory, name: str, make) -> Path:
+    """The folder ``name`` that ``make(folder)`` fills, made once per test session: under pytest-xdist the
+    workers share the session's temporary folder, and the first to ask makes it under a file lock while the
+    others wait for it (pytest-xdist's own recipe); a worker finding it unfinished (``make`` failed) makes it
+    again, and fails as the first did. The folder is read, never written, by the tests that use it."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent    # the session's folder above the workers' own
+    folder, done = base / name, base / f"{name}.done"
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def rendered_book(tmp_path_factory) -> Path:
     """The whole book (both languages, HTML and PDF) rendered once per test session, for the browser tests."""
-    return render_copy(tmp_path_factory.mktemp("rendered-book") / "src")
+    return session_folder(tmp_path_factory, "rendered-book", lambda folder: render_copy(folder / "src")) / "src" / "_book"
 
 
 #: fixtures that build or open the whole book: a test using one (directly or through another fixture) is in
