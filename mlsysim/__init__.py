@@ -6,7 +6,7 @@ the physics functions, and ``fmt``/``fmt_int``/``fmt_memory_capacity``/``check``
 from .errors import ContextWindowError, MlsysimError, RegistryError, UnitMismatchError, UnknownEntryError, UnknownPrecisionError
 from .fmt import (Fmt, FormatPrecisionError, ReferenceFmt, fmt, fmt_binary_capacity, fmt_int, fmt_memory_capacity,
                   fmt_words, reference_only)
-from .guards import GuardError, check, pin
+from .guards import GuardError, check, pin, pin_seed
 from .physics import *  # noqa: F401,F403
 from .physics import __all__ as _physics_all
 try:
@@ -28,7 +28,7 @@ from .units import __all__ as _units_all
 __version__ = "0.1.0"
 
 __all__ = [
-    "Hardware", "Models", "Systems", "load_registry", "check", "pin", "GuardError", "Scenario", "reference_scenario",
+    "Hardware", "Models", "Systems", "load_registry", "check", "pin", "pin_seed", "GuardError", "Scenario", "reference_scenario",
     "lecture_scenario", "fmt", "fmt_int", "fmt_memory_capacity", "fmt_words", "Fmt", "FormatPrecisionError",
     "ReferenceFmt", "reference_only", "fmt_binary_capacity",
     "ContextWindowError", "MlsysimError", "RegistryError", "UnitMismatchError", "UnknownEntryError", "UnknownPrecisionError",

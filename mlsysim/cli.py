@@ -16,11 +16,10 @@ import math
 import sys
 
 from .errors import MlsysimError
-from .fmt import FormatPrecisionError, fmt
-from .reference import reference_values
+from .reference import display_values, scenario_values, shown
 from .registry import Accelerator, Hardware, Model, Models, Node, Systems
-from .scenario import FREE, REFERENCE, InputError, scenario
-from .units import PRECISION_BYTES
+from .scenario import FREE, KV_PRECISIONS, REFERENCE, InputError, scenario
+from .units import PRECISION_BYTES, Q_
 
 
 class _Parser(argparse.ArgumentParser):
@@ -28,7 +27,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"mlsysim: error: {message}\n")
 
 
-#: bytes per stored key/value element: above 0, at most the widest precision's (fp64, 8 bytes)
+#: bytes per stored key/value element: from the narrowest precision a reader may choose for keys and values
+#: (4 bits) to the widest the registry knows (fp64, 8 bytes)
+KV_BYTES_MIN = min(PRECISION_BYTES[p].to("byte").magnitude for p in KV_PRECISIONS)
 KV_BYTES_MAX = max(b.to("byte").magnitude for b in PRECISION_BYTES.values())
 
 
@@ -50,11 +51,28 @@ def _kv_bytes(text: str) -> float:
         x = float(text)
     except ValueError:
         x = math.nan
-    if not 0 < x <= KV_BYTES_MAX:  # nan fails every comparison; inf fails the upper bound
-        raise argparse.ArgumentTypeError(f"expected the bytes per stored key/value element, a number above 0 and "
-                                         f"at most {KV_BYTES_MAX:g} (fp64), e.g. 2 for 16-bit or 0.5 for 4-bit, "
-                                         f"got {text!r}")
+    if not KV_BYTES_MIN <= x <= KV_BYTES_MAX:  # nan fails every comparison; inf fails the upper bound
+        raise argparse.ArgumentTypeError(f"expected the bytes per stored key/value element, from {KV_BYTES_MIN:g} "
+                                         f"(4-bit) to {KV_BYTES_MAX:g} (fp64), e.g. 2 for 16-bit, got {text!r}")
     return x
+
+
+def _reserve(text: str) -> float:
+    """``--reserve``: GB of runtime buffers per node, a finite number from 0 up."""
+    try:
+        x = float(text)
+    except ValueError:
+        x = math.nan
+    if not 0 <= x <= 100_000:
+        raise argparse.ArgumentTypeError(f"expected the node's runtime reserve in GB, from 0 to 100,000, got {text!r}")
+    return x
+
+
+def _name(text: str) -> str:
+    """``--accelerator`` / ``--model``: a registry name (an empty one is refused, never read as the default)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a registry name (python -m mlsysim list shows them), got ''")
+    return text.strip()
 
 
 def _precision(text: str) -> str:
@@ -67,16 +85,20 @@ def _precision(text: str) -> str:
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m mlsysim", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
-    sub.add_parser("list", help="accelerators, models, nodes and links with their sources")
+    lst = sub.add_parser("list", help="accelerators, models, nodes and links with their sources")
+    lst.add_argument("--json", action="store_true", help="one JSON object: each kind's entries with their sources")
     s = sub.add_parser("show", help="every field of one entry, with sources")
     s.add_argument("name")
+    s.add_argument("--json", action="store_true", help="one JSON object: the entry's fields in SI base units")
     r = sub.add_parser("reference", help="the appendix's reference values for an accelerator and a model")
-    r.add_argument("--accelerator", "-a", default=REFERENCE["accelerator"])
-    r.add_argument("--model", "-m", default=REFERENCE["model"])
+    r.add_argument("--accelerator", "-a", type=_name, default=None, help="default: the book's reference")
+    r.add_argument("--model", "-m", type=_name, default=None, help="default: the book's reference")
     r.add_argument("--node", "-n", default=None, help="default: the registry node built from the accelerator")
-    r.add_argument("--weight-precision", "-p", type=_precision, default=REFERENCE["precision"])
+    r.add_argument("--weight-precision", "-p", type=_precision, default=None,
+                   help="default: the reference's (fp8); an accelerator that publishes no rate of it serves the "
+                        "nearest it publishes, as the book's page does, and the output says so")
     r.add_argument("--kv-bytes", type=_kv_bytes, default=None,
-                   help=f"bytes per stored key/value element, above 0 and at most {KV_BYTES_MAX:g} "
+                   help=f"bytes per stored key/value element, from {KV_BYTES_MIN:g} to {KV_BYTES_MAX:g} "
                         "(default: --kv-precision's)")
     r.add_argument("--kv-precision", default=None, help="precision of stored keys and values (default: bf16)")
     r.add_argument("--bandwidth", default=None, help="the accelerator's memory bandwidth, TB/s (or '6 TB/s')")
@@ -84,24 +106,76 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--capacity", default=None,
                    help="memory per accelerator in the vendor's GB (80 on an H100 is its 80 GiB)")
     r.add_argument("--batch", default=None, help="streams in one batched decode step (default: 64)")
+    r.add_argument("--reserve", type=_reserve, default=None,
+                   help="GB of runtime buffers the node pool leaves out (default: the appendix's 20 GB)")
     r.add_argument("--context", type=_context, default=None,
                    help="tokens of context per trajectory, from 1 to the model's context window")
     r.add_argument("--json", action="store_true", help="one JSON object in SI base units")
     lec = sub.add_parser("lecture", help="Lecture 19's scenario values (the standing session's three fates) for free inputs")
-    lec.add_argument("--accelerator", "-a", default=REFERENCE["accelerator"])
+    lec.add_argument("--accelerator", "-a", type=_name, default=REFERENCE["accelerator"])
     for key, f in FREE.items():
         if f.chapter == "lecture":
             flag = "--" + key.removeprefix("lecture_").replace("_", "-")
             lec.add_argument(flag, dest=key, default=None, help=f"{f.what} ({f.unit}); default: data/reference.toml [lecture]")
     lec.add_argument("--json", action="store_true", help="one JSON object in SI base units")
     c = sub.add_parser("calibrate", help="published measurements against the floors under them (the appendix's table)")
-    c.add_argument("--accelerator", "-a", default=None, help="only measurements on this accelerator")
-    c.add_argument("--model", "-m", default=None, help="only measurements of this model")
+    c.add_argument("--accelerator", "-a", type=_name, default=None, help="only measurements on this accelerator")
+    c.add_argument("--model", "-m", type=_name, default=None, help="only measurements of this model")
     c.add_argument("--lang", choices=("en", "zh"), default="en", help="column headers and metric names")
     c.add_argument("--json", action="store_true",
                    help="a JSON list, one object per measured value: as published (the source's digits) and in SI "
                         "units, its floor, the strict bound under it, whether the floor is that bound, the margin")
     return p
+
+
+def _source_of(prov) -> dict:
+    src = prov.source
+    return {"key": src.key, "title": src.title, "url": src.url, "note": prov.note or ""}
+
+
+def _list_json(out) -> None:
+    _finite_json({
+        "accelerators": [{"name": a.name, "display_name": a.display_name, "precisions": list(a.precisions),
+                          "source": a.sources["memory.bandwidth"].source.key} for a in Hardware.Cloud],
+        "models": [{"name": m.name, "display_name": m.display_name, "parameters": m.parameters.to("count").magnitude,
+                    "source": m.source.key} for m in Models.Language],
+        "nodes": [{"name": n.name, "display_name": n.display_name, "accelerator": n.accelerator.name,
+                   "accelerators_per_node": n.accelerators_per_node,
+                   "source": n.sources["accelerators_per_node"].source.key} for n in Systems.Nodes],
+        "links": [{"name": k.name, "display_name": k.display_name,
+                   "bandwidth_bytes_per_s": k.bandwidth.to("byte/second").magnitude,
+                   "source": k.sources["bandwidth"].source.key} for k in Systems.Links]}, out)
+
+
+def _si(q):
+    """A quantity in SI base units as a number (bytes, flop/s, count), or the value as it is."""
+    return q.to_base_units().magnitude if hasattr(q, "units") else q
+
+
+def _show_json(name: str, out) -> None:
+    e = _lookup(name)
+    d: dict = {"name": e.name, "display_name": e.display_name}
+    if isinstance(e, Accelerator):
+        d.update(vendor=e.vendor, variant=e.variant, memory_capacity_bytes=_si(e.memory.capacity),
+                 memory_bandwidth_bytes_per_s=_si(e.memory.bandwidth),
+                 dense_flop_per_s={p: _si(q) for p, q in e.compute.precision_flops.items()},
+                 sparse_flop_per_s={p: _si(q) for p, q in e.compute.sparse_flops.items()},
+                 host_link=e.host_link.name if e.host_link else None,
+                 sources={f: _source_of(p) for f, p in e.sources.items()})
+    elif isinstance(e, Model):
+        d.update({f: _si(getattr(e, f)) for f in ("parameters", "active_parameters", "layers", "hidden_dim", "ffn_dim",
+                                                   "heads", "kv_heads", "head_dim", "vocab_size", "context_length",
+                                                   "experts", "experts_per_token", "sliding_window")},
+                 attention_design=e.attention_design, parameters_from_geometry=e.parameters_from_geometry,
+                 source={"key": e.source.key, "title": e.source.title, "url": e.source.url})
+    elif isinstance(e, Node):
+        d.update(accelerator=e.accelerator.name, accelerators_per_node=e.accelerators_per_node,
+                 host_memory_bytes=_si(e.host_memory) if e.host_memory is not None else None,
+                 host_link=e.host_link.name if e.host_link else None,
+                 sources={f: _source_of(p) for f, p in e.sources.items()})
+    else:
+        d.update(bandwidth_bytes_per_s=_si(e.bandwidth), sources={f: _source_of(p) for f, p in e.sources.items()})
+    _finite_json(d, out)
 
 
 def _cmd_list(out) -> None:
@@ -172,15 +246,14 @@ def _cmd_show(name: str, out) -> None:
             out.write(f"  source {fld}: {prov.source.title} — {prov.note}\n")
 
 
-def _show(x: float, decimals: int = 0) -> str:
-    """``fmt(x, decimals)``, or with as many more decimals as a small value needs: any accelerator, model,
-    context and key/value width the options accept must print, where the book's fixed precision would refuse."""
-    for d in range(decimals, decimals + 12):
-        try:
-            return fmt(x, d)
-        except FormatPrecisionError:
-            continue
-    return f"{x:.3g}"
+def _finite_json(obj, out) -> None:
+    """``obj`` as JSON; a value that is not a finite number is an error (never ``Infinity`` in the output)."""
+    try:
+        text = json.dumps(obj, indent=2, sort_keys=True, allow_nan=False)
+    except ValueError:
+        raise _BadInput("a value is not a finite number for these inputs; choose inputs in the ranges the "
+                        "options state") from None
+    out.write(text + "\n")
 
 
 def _scenario(a):
@@ -197,40 +270,61 @@ def _scenario(a):
 def _cmd_reference(a, out) -> None:
     try:
         sc = _scenario(a)
-        accel, model = sc.accelerator, sc.model
         node = Systems.Nodes.get(a.node) if a.node else None
     except MlsysimError as exc:
         raise _BadInput(str(exc)) from None
-    kv_bytes = a.kv_bytes if a.kv_bytes is not None else sc.kv_bytes.to("byte").magnitude
-    v = reference_values(accel, model, node, weight_precision=a.weight_precision, kv_bytes=kv_bytes,
-                         context=sc.context, batch=sc.batch)
+    kw = {} if a.reserve is None else {"reserve": Q_(a.reserve, "GB")}
+    v = scenario_values(sc, node=node, kv_bytes=a.kv_bytes, **kw)
     if a.json:
-        json.dump(dataclasses.asdict(v), out, indent=2, sort_keys=True)
-        out.write("\n")
+        _finite_json(dict(dataclasses.asdict(v), precision_note=sc.precision_note), out)
         return
+    d = display_values(v, sc.accelerator, "en")
+    accel, model = sc.accelerator, sc.model
+    pool_line = ("n/a" if v.node_kv_pool_bytes is None else f"{d['node_kv_pool_bytes']} GB "
+                 f"({_bits(v.pool_precision)}-bit weights held, {shown(v.reserve_bytes / 1e9, 0)} GB reserve)")
+    ctx = f"{v.context:,} tokens" + (" (the model's window)" if v.context_wanted > v.context else "")
     rows = [
-        ("Accelerator / model / node", f"{accel.display_name} / {model.display_name} / {v.node or 'n/a'}"),
-        ("Weight precision", v.weight_precision),
-        ("Memory bandwidth / peak rate", f"{_show(v.bandwidth_bytes_per_s / 1e12, 2)} TB/s / "
-                                         f"{_show(v.peak_flop_per_s / 1e12, 1)} Tflop/s"),
-        ("Ridge point", f"{_show(v.ridge_flop_per_byte)} FLOP/byte"),
-        ("Decode floor per output token", f"{_show(v.decode_floor_s * 1e3, 2)} ms"),
-        ("Prefill time per prompt token", f"{_show(v.prefill_per_token_s * 1e6, 2)} µs"),
-        ("Decode/prefill ratio", _show(v.decode_to_prefill_ratio)),
-        ("Attention crossover length", f"{_show(v.attention_crossover_tokens)} tokens"),
-        ("KV bytes per token (GQA / MHA / MQA)",
-         f"{_show(v.kv_bytes_per_token)} / {_show(v.kv_bytes_per_token_mha)} / {_show(v.kv_bytes_per_token_mqa)}"),
-        (f"KV bytes at {v.context:,} tokens", f"{_show(v.kv_bytes_at_context / 1e9, 2)} GB"),
-        ("Attention-state pool per node",
-         "n/a" if v.node_kv_pool_bytes is None else f"{_show(v.node_kv_pool_bytes / 1e9, 1) if v.node_kv_pool_bytes else '0'} GB"),
-        ("Resident trajectories per node", "n/a" if v.resident_trajectories is None else f"{v.resident_trajectories:,}"),
-        (f"Batched decode step at {v.batch:,} streams", f"{_show(v.batched_step_s * 1e3, 2)} ms"),
+        ("Accelerator / model / node", f"{accel.display_name} / {model.display_name} / {d['node'] if v.node else 'n/a'}"),
+        ("Weight precision", v.weight_precision + (f" ({sc.precision_note})" if sc.precision_note else "")),
+        ("Parameters per token / held", f"{shown(v.active_parameters / 1e9, 1)} / "
+                                        f"{shown(model.parameters.to('count').magnitude / 1e9, 1)} billion"),
+        ("Memory bandwidth / peak rate", f"{d['bandwidth']} TB/s / {d['peak']} Tflop/s"),
+        ("Ridge point", f"{d['ridge_flop_per_byte']} FLOP/byte"),
+        ("Decode floor per output token", f"{d['decode_floor_s']} ms"),
+        ("Prefill time per prompt token", f"{d['prefill_per_token_s']} µs"),
+        ("Decode/prefill ratio", d["decode_to_prefill_ratio"]),
+        ("Attention crossover length", f"{d['attention_crossover_tokens']} tokens"),
+        (f"KV bytes per token (its {v.attention_design} / MHA / MQA)",
+         f"{d['kv_bytes_per_token']} / {d['kv_bytes_per_token_mha']} / {d['kv_bytes_per_token_mqa']} bytes"),
+        (f"KV bytes at {ctx}", f"{d['kv_bytes_at_context']} GB"),
+        ("Attention-state pool per node", pool_line),
+        ("Resident trajectories per node", "n/a" if v.resident_trajectories is None else d["resident_trajectories"]),
+        (f"Batched decode step at {v.batch:,} streams", f"{d['batched_step_s']} ms"),
     ]
     width = max(len(k) for k, _ in rows)
     for k, val in rows:
         out.write(f"{k:<{width}}  {val}\n")
     if v.note:
         out.write(f"note: {v.note}\n")
+
+
+def _bits(precision: str) -> str:
+    return f"{PRECISION_BYTES[precision].to('bit').magnitude:g}"
+
+
+#: the lecture's values, each with its unit: JSON key (SI base units) -> (text label, scale to the unit shown, unit, digits)
+LECTURE_ROWS = {
+    "kv_heads": ("Key-value heads", 1, "heads", 0),
+    "context": ("Session context", 1, "tokens", 0),
+    "kv_bytes_per_token": ("KV bytes per token", 1, "bytes", 0),
+    "session_bytes": ("Session KV", 1e-9, "GB", 3),
+    "sessions_per_card": ("Sessions per card", 1, "sessions", 0),
+    "duty_cycle": ("Duty cycle", 100, "%", 0),
+    "prefill_per_token_s": ("Re-prefill per context token", 1e6, "µs", 2),
+    "keep_swap_break_even_s": ("Keep/swap break-even", 1e3, "ms", 1),
+    "keep_discard_break_even_s": ("Keep/discard break-even", 1, "s", 1),
+    "link_bandwidth_bytes_per_s": ("Host link, one direction", 1e-9, "GB/s", 1),
+}
 
 
 def _cmd_lecture(a, out) -> None:
@@ -256,11 +350,12 @@ def _cmd_lecture(a, out) -> None:
          "keep_discard_break_even_s": P.keep_discard_break_even(t_w + t_a, L.kv_budget, k).to("second").magnitude,
          "link_bandwidth_bytes_per_s": L.link_bandwidth.to("byte/second").magnitude}
     if a.json:
-        json.dump(v, out, indent=2, sort_keys=True)
-        out.write("\n")
+        _finite_json(v, out)
         return
-    for name, val in v.items():
-        out.write(f"{name:<28} {val if isinstance(val, (int, str)) else _show(val, 4)}\n")
+    out.write(f"{'Accelerator':<30} {sc.accelerator.display_name}\n")
+    for key, (label, scale, unit, digits) in LECTURE_ROWS.items():
+        x = v[key] * scale
+        out.write(f"{label:<30} {shown(x, digits)} {unit}\n")
 
 
 def _cmd_calibrate(a, out) -> None:
@@ -308,9 +403,9 @@ def main(argv=None) -> int:
     _escape_what_the_terminal_cannot_show(sys.stdout)
     try:
         if args.cmd == "list":
-            _cmd_list(sys.stdout)
+            (_list_json if args.json else _cmd_list)(sys.stdout)
         elif args.cmd == "show":
-            _cmd_show(args.name, sys.stdout)
+            (_show_json if args.json else _cmd_show)(args.name, sys.stdout)
         elif args.cmd == "calibrate":
             _cmd_calibrate(args, sys.stdout)
         elif args.cmd == "lecture":

@@ -21,9 +21,9 @@ import math
 
 from .fmt import FormatPrecisionError, fmt, fmt_int
 from .physics import attainable_performance, decode_intensity
-from .reference import DEFAULT_CONTEXT, DEFAULT_RESERVE, ReferenceValues, reference_values
+from .reference import DEFAULT_CONTEXT, DEFAULT_RESERVE, ReferenceValues, display_values, scenario_values, shown
 from .registry import Hardware, Models, Systems
-from .scenario import REFERENCE, nearest_precision  # one fallback rule for the book and the explorer
+from .scenario import REFERENCE, SPACE, nearest_precision, scenario  # one fallback rule for the book and the explorer
 from .units import PRECISION_BYTES, Q_
 from .figures import book_lang, plot_div, plotly_json, roofline_spec
 from .figures.book import html_block
@@ -60,10 +60,11 @@ TEXT = {
         "quantity": "Quantity", "symbol": "Symbol", "value": "Value", "unit": "Unit",
         "not_published": "not published", "no_node": "no registry node", "does_not_fit": "does not fit",
         "fallback": "{accel} publishes no dense {want} rate; showing {got}.",
-        "caption": "Reference values for the chosen accelerator, model and weight precision, computed by MLSysIM "
-                   "when the book was built (keys and values at {kv} bytes, contexts of {ctx} tokens, 16-bit weights "
-                   "and a {reserve} GB reserve for the node pool; an accelerator's memory, sold in \"GB\", is read "
-                   "as GiB).",
+        "caption": "The appendix's values for the chosen accelerator, model and weight precision, computed by MLSysIM "
+                   "when the book was built (keys and values at {kv} bytes, contexts of {ctx} tokens or the model's "
+                   "window where it is shorter; the node pool holds the weights at the chosen precision, the "
+                   "reference configuration's at {pool_bits} bits as the appendix sizes it, and a {reserve} GB reserve; "
+                   "an accelerator's memory, sold in \"GB\", is read as GiB).",
         "roofline": "Roofline of the chosen accelerator at the chosen precision: attainable operations per second "
                     "against arithmetic intensity, with decode at batch one and a prefill of {ctx} tokens marked.",
         "x_axis": "𝓘 (FLOP/byte)", "y_axis": "P (FLOP/s)",
@@ -80,6 +81,7 @@ TEXT = {
             "node_kv_pool_bytes": "Attention-state pool per node",
             "resident_trajectories": "Resident trajectories per node at {ctx} tokens",
         },
+        "window": "{ctx} (the model's window)",
         "table_headers": ("Accelerator", "Weight precision", "Ridge point (operations per byte)",
                           "Decode floor (ms)", "Prefill per token (µs)", "Decode/prefill ratio",
                           "Pool per node (GB)", "Resident trajectories"),
@@ -89,9 +91,9 @@ TEXT = {
         "quantity": "量", "symbol": "符号", "value": "数值", "unit": "单位",
         "not_published": "未公布", "no_node": "注册表中无此节点", "does_not_fit": "放不下",
         "fallback": "{accel} 未公布稠密 {want} 算力；改为显示 {got}。",
-        "caption": "所选加速器、模型与权重精度的参考值，由 MLSysIM 在构建本书时计算（键值每元素 {kv} 字节，"
-                   "上下文 {ctx} 个词元；节点的注意力状态池按 16 位权重并预留 {reserve} GB 计算；"
-                   "加速器内存的标称“GB”一律按 GiB 计）。",
+        "caption": "所选加速器、模型与权重精度下本附录的各项数值，由 MLSysIM 在构建本书时计算（键值每元素 {kv} 字节，"
+                   "上下文 {ctx} 个词元，模型窗口更短时取其窗口；节点的注意力状态池按所选精度存放权重，"
+                   "参考配置按本附录的做法取 {pool_bits} 位，并预留 {reserve} GB；加速器内存的标称“GB”一律按 GiB 计）。",
         "roofline": "所选加速器在所选精度下的屋顶线：可达运算速率与算术强度的关系，标出批大小为 1 的解码和 {ctx} 个词元的预填充。",
         "x_axis": "𝓘（FLOP/字节）", "y_axis": "P（FLOP/秒）",
         "notebook": "这个探索器也有可下载的 Jupyter 笔记本版本，可实时运行并自由设定 β、π 和上下文长度：",
@@ -105,6 +107,7 @@ TEXT = {
             "kv_bytes_at_context": "{ctx} 个词元时的注意力状态", "node": "节点",
             "node_kv_pool_bytes": "每节点注意力状态池", "resident_trajectories": "每节点驻留轨迹数（{ctx} 个词元）",
         },
+        "window": "{ctx}（模型窗口）",
         "table_headers": ("加速器", "权重精度", "屋脊点（次运算/字节）", "解码下限（ms）", "每词元预填充（µs）",
                           "解码与预填充之比", "每节点注意力状态池（GB）", "驻留轨迹数"),
     },
@@ -117,42 +120,10 @@ def _text(lang: str) -> dict:
     return TEXT[lang]
 
 
-def shown(x: float, precision: int) -> str:
-    """``fmt(x, precision)``, with more decimals only where the appendix's precision would hide the value."""
-    for p in range(precision, precision + 5):
-        try:
-            return str(fmt(x, p))
-        except FormatPrecisionError:
-            continue
-    return f"{x:.3g}"
-
-
 def shown_values(rv: ReferenceValues, accel, lang: str = "en") -> dict[str, str]:
-    """Every displayed value of ``rv`` as the appendix table prints it (ridge integer, decode floor in ms
-    with one decimal, prefill in µs as an integer, crossover to the nearest thousand, pool in GB)."""
-    t = _text(lang)
-    peak = accel.compute.peak(rv.weight_precision)
-    cross = rv.attention_crossover_tokens
-    if rv.node is None:
-        pool = resident = t["no_node"]
-    elif not rv.node_kv_pool_bytes:
-        pool, resident = f"0 ({t['does_not_fit']})", "0"
-    else:
-        pool, resident = shown(rv.node_kv_pool_bytes / 1e9, 1), str(fmt_int(rv.resident_trajectories))
-    return {
-        "bandwidth": shown(accel.memory.bandwidth.to("TB/s").magnitude, 2),
-        "peak": shown(peak.to("Tflop/s").magnitude, 0),
-        "ridge_flop_per_byte": shown(rv.ridge_flop_per_byte, 0),
-        "decode_floor_s": shown(rv.decode_floor_s * 1e3, 1),
-        "prefill_per_token_s": shown(rv.prefill_per_token_s * 1e6, 0),
-        "decode_to_prefill_ratio": shown(rv.decode_to_prefill_ratio, 0),
-        "attention_crossover_tokens": str(fmt_int(round(cross, -3))) if cross >= 10_000 else shown(cross, 0),
-        "kv_bytes_per_token": str(fmt_int(rv.kv_bytes_per_token)),
-        "kv_bytes_at_context": shown(rv.kv_bytes_at_context / 1e9, 1),
-        "node": Systems.Nodes.get(rv.node).display_name if rv.node is not None else t["no_node"],  # a name a reader knows
-        "node_kv_pool_bytes": pool,
-        "resident_trajectories": resident,
-    }
+    """Every displayed value of ``rv`` as the appendix table prints it (:func:`mlsysim.reference.display_values`,
+    which the CLI prints too: one rounding), the node by the name a reader knows."""
+    return display_values(rv, accel, lang)
 
 
 def fallback_precision(accel, want: str) -> str:
@@ -204,12 +175,22 @@ def explorer_data(lang: str = "en", *, context: int = DEFAULT_CONTEXT) -> dict:
     return json_memo("explorer", (lang, int(context)), lambda: _explorer_data(lang, context=context))
 
 
+def row_labels(lang: str, context: int, window: bool = False) -> dict[str, str]:
+    """The rows' names at ``context`` tokens (``window``: the model's window capped the book's context)."""
+    t = _text(lang)
+    ctx = f"{context:,}"
+    if window:
+        ctx = t["window"].format(ctx=ctx)
+    return {k: t["rows"][k].format(ctx=ctx) for k in SHOWN_KEYS}
+
+
 def _explorer_data(lang: str, *, context: int) -> dict:
     t = _text(lang)
-    accels, models = list(Hardware.Cloud), list(Models.Language)
+    accels = [Hardware.Cloud.get(a) for a in SPACE.accelerators]
+    models = [Models.Language.get(m) for m in SPACE.models]   # the models the appendix's equations cover
     all_prec = [p for p in PRECISION_BYTES if any(p in a.precisions for a in accels)]
     bounds = roofline_ranges(accels, context)
-    values, roof, fallback = {}, {}, {}
+    values, roof, fallback, labels = {}, {}, {}, {str(context): row_labels(lang, context)}
     for a in accels:
         values[a.name], roof[a.name], fallback[a.name] = {}, {}, {}
         for p in all_prec:
@@ -220,14 +201,15 @@ def _explorer_data(lang: str, *, context: int) -> dict:
             roof[a.name][p] = roofline_arrays(explorer_roofline(a, p, bounds, lang, context=context), lang)
             values[a.name][p] = {}
             for m in models:
-                # a model whose window is shorter than the book's context is shown at its window
-                ctx = min(context, m.context_length) if m.context_length else context
-                rv = reference_values(a, m, weight_precision=p, kv_bytes=KV_BYTES, context=ctx)
+                # the scenario of this choice: its pool precision, the context capped at the model's window
+                sc = scenario(a.name, m.name, p, context=context)
+                rv = scenario_values(sc, kv_bytes=KV_BYTES)
                 raw = dataclasses.asdict(rv)
                 sv = shown_values(rv, a, lang)
                 values[a.name][p][m.name] = {"raw": [raw[f] for f in ROW_FIELDS], "shown": [sv[k] for k in SHOWN_KEYS]}
-                if ctx != context:
-                    values[a.name][p][m.name]["context"] = ctx
+                if sc.context_capped:
+                    values[a.name][p][m.name]["context"] = sc.context
+                    labels.setdefault(str(sc.context), row_labels(lang, sc.context, window=True))
     return {
         "lang": lang, "context": context, "kv_bytes": float(KV_BYTES), "default": dict(DEFAULT_SELECTION),
         "accelerators": [{"name": a.name, "label": a.display_name, "precisions": list(a.precisions)} for a in accels],
@@ -235,7 +217,7 @@ def _explorer_data(lang: str, *, context: int) -> dict:
         "precisions": all_prec,
         "unavailable": {a.name: [p for p in all_prec if p not in a.precisions] for a in accels},
         "fields": list(ROW_FIELDS), "shown_keys": list(SHOWN_KEYS),
-        "values": values, "fallback": fallback, "roofline": roof, "bounds": list(bounds),
+        "values": values, "fallback": fallback, "roofline": roof, "bounds": list(bounds), "labels": labels,
     }
 
 
@@ -287,7 +269,9 @@ function avail(){var u=D.unavailable[sa.value]||[];
 function show(want){var a=sa.value,m=sm.value,p=want||sp.value,msg='';
   var fb=(D.fallback[a]||{})[p]; if(fb){msg=fb[1];p=fb[0];} sp.value=p;
   var e=D.values[a][p][m];
-  for(var i=0;i<D.shown_keys.length;i++){var c=root.querySelector('[data-key="'+D.shown_keys[i]+'"]');if(c)c.textContent=e.shown[i];}
+  var L=D.labels[String(e.context||D.context)];
+  for(var i=0;i<D.shown_keys.length;i++){var k=D.shown_keys[i],c=root.querySelector('[data-key="'+k+'"]'),h=root.querySelector('[data-label="'+k+'"]');
+    if(c)c.textContent=e.shown[i];if(h&&L)h.textContent=L[k];}
   st.textContent=msg;
   root.setAttribute('data-accelerator',a);root.setAttribute('data-model',m);root.setAttribute('data-precision',p);
   redraw(D.roofline[a][p]);}
@@ -352,7 +336,7 @@ def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, da
         f'{esc(p if p in a0.precisions else p + " — " + t["not_published"])}</option>' for p in data["precisions"])
     rows = []
     for (key, sym, unit), val in zip(ROWS, entry["shown"]):
-        rows.append(f'<tr><th scope="row">{esc(t["rows"][key].format(ctx=ctx))}</th><td>{sym}</td>'
+        rows.append(f'<tr><th scope="row" data-label="{key}">{esc(t["rows"][key].format(ctx=ctx))}</th><td>{sym}</td>'
                     f'<td class="mx-v" data-key="{key}">{esc(val)}</td><td>{esc(t["units"][unit])}</td></tr>')
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     spec = explorer_roofline(a0, sel["precision"], tuple(data["bounds"]), lang, context=context)
@@ -370,7 +354,7 @@ def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, da
         f"</div>"
         f'<p id="mlsysim-explorer-status" class="mx-status" aria-live="polite"></p>'
         f'<div class="mx-body">'
-        f'<table id="mlsysim-explorer-table" data-quarto-disable-processing="true"><caption>{esc(t["caption"].format(kv=fmt_int(data["kv_bytes"]), ctx=ctx, reserve=fmt_int(DEFAULT_RESERVE.to("GB").magnitude)))}</caption>'
+        f'<table id="mlsysim-explorer-table" data-quarto-disable-processing="true"><caption>{esc(t["caption"].format(kv=fmt_int(data["kv_bytes"]), ctx=ctx, reserve=fmt_int(DEFAULT_RESERVE.to("GB").magnitude), pool_bits=fmt_int(PRECISION_BYTES[REFERENCE["pool_precision"]].to("bit").magnitude)))}</caption>'
         f'<thead><tr><th>{esc(t["quantity"])}</th><th>{esc(t["symbol"])}</th><th>{esc(t["value"])}</th>'
         f'<th>{esc(t["unit"])}</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
         f'<figure id="mlsysim-explorer-roofline">{plot}'
@@ -395,8 +379,9 @@ def static_table_markdown(lang: str | None = None, model=None, *, context: int =
     head = t["table_headers"]
     lines = ["| " + " | ".join(head) + " |", "|:--|:--|" + "--:|" * (len(head) - 2)]
     for a in Hardware.Cloud:
-        p = fallback_precision(a, DEFAULT_SELECTION["precision"])
-        rv = reference_values(a, m, weight_precision=p, context=context)
+        sc = scenario(a.name, m.name, DEFAULT_SELECTION["precision"], context=context)
+        p = sc.weight_precision
+        rv = scenario_values(sc)
         s = shown_values(rv, a, lang)
         cells = [a.display_name, p, s["ridge_flop_per_byte"], s["decode_floor_s"], s["prefill_per_token_s"],
                  s["decode_to_prefill_ratio"], s["node_kv_pool_bytes"], s["resident_trajectories"]]

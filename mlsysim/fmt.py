@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from .errors import MlsysimError
 from .units import GiB, KiB, MiB, TiB
@@ -91,9 +91,18 @@ def _magnitude(x) -> float:
     return float(x)
 
 
+#: significant digits a float is read to before rounding: the noise of binary arithmetic (82.49999999999999
+#: for π b / 2β = 82.5 computed as t_decode / t_prefill) is not a digit, so every path rounds a value alike
+SIGNIFICANT = 13
+
+
 def _round(x: float, precision: int) -> Decimal:
-    q = Decimal(1).scaleb(-precision)
-    return Decimal(repr(x)).quantize(q, rounding=ROUND_HALF_UP)
+    """``x`` rounded half up to ``precision`` decimals, read to :data:`SIGNIFICANT` digits first; any finite
+    magnitude (the decimal context is as wide as the number needs)."""
+    d = Decimal(f"{x:.{SIGNIFICANT}g}")
+    with localcontext() as ctx:
+        ctx.prec = max(28, d.adjusted() + precision + 3)
+        return d.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP)
 
 
 _ADAPTIVE: ContextVar[bool] = ContextVar("mlsysim_fmt_adaptive", default=False)
@@ -123,7 +132,7 @@ def fmt(x, precision: int = 1, *, commas: bool = True) -> Fmt:
     if v != 0 and _adapting():
         # recomputed for other inputs (guards recorded, not raised): the author chose the precision
         # for the reference values; show as many more decimals as this value needs instead of failing
-        while precision < 6 and (_round(v, precision) == 0
+        while precision < 12 and (_round(v, precision) == 0
                                  or abs(float(_round(v, precision)) - v) / abs(v) > MAX_DISPLAY_ERROR):
             precision += 1
         shown = _round(v, precision)

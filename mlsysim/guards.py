@@ -3,8 +3,9 @@
 Two audiences (``audience=``): a **claim** (``"reader"``, the default) is something the prose tells the
 reader about the numbers; when the reader's choice of hardware breaks it, the page marks the sentence
 with the guard's message. A **pin** (``pin(...)``, ``audience="author"``) is a regression check for
-authors (a value that must match another chapter, an equality the code relies on): it fails the
-reference build like any guard but is never shown to readers.
+authors that holds for every choice: an equality the code relies on. A **seed pin** (``pin_seed(...)``)
+holds the reference to a number the seed documents print; it is evaluated for the reference only. Both
+fail the reference build like any guard and are never shown to readers.
 
 Inside ``with recording() as rec:`` (what ``bookbuild diff`` and the per-choice variants of a chapter
 use), ``check`` records every guard it evaluates in ``rec.records`` instead of raising, so a chapter
@@ -79,5 +80,16 @@ def check(condition, message: str, *, zh: str | None = None, audience: str = "re
 
 
 def pin(condition, message: str) -> None:
-    """A regression pin for authors: fails the build like :func:`check`, never shown to readers."""
+    """A regression pin for authors: an identity of the code, which holds for every choice and input (the
+    suite runs every choice and draws live inputs, and fails on a pin that breaks); fails the build like
+    :func:`check`, never shown to readers."""
     check(condition, message, audience="author", _depth=2)
+
+
+def pin_seed(condition, message: str) -> None:
+    """A seed's value the book's reference must reproduce (48 trajectories, 29 sessions): fails the reference
+    build like :func:`pin`, never shown. For any other choice or live input it does not apply and records
+    nothing: the prose around such a value must be computed so that it holds there too."""
+    from .scenario import reference_scenario
+    if reference_scenario().is_reference:
+        check(condition, message, audience="author", _depth=2)

@@ -145,6 +145,27 @@ class Model:
     experts: int = 1
     experts_per_token: int = 1
     variant_of: str = ""
+    #: tokens of keys and values a sliding-window attention keeps (config.json ``sliding_window``); None: all
+    sliding_window: int | None = None
+
+    @property
+    def is_moe(self) -> bool:
+        """A mixture of experts: each token reaches ``experts_per_token`` of ``experts`` expert MLPs."""
+        return self.experts > 1
+
+    @property
+    def active_count(self) -> float:
+        """Parameters a token reaches (N_active): the published active count of a mixture of experts, else N."""
+        q = self.active_parameters if self.is_moe and self.active_parameters is not None else self.parameters
+        return q.to("count").magnitude
+
+    @property
+    def attention_design(self) -> str:
+        """``"MHA"`` (a key-value head per query head), ``"MQA"`` (one shared head) or ``"GQA"`` (groups),
+        from the geometry."""
+        if self.kv_heads == self.heads:
+            return "MHA"
+        return "MQA" if self.kv_heads == 1 else "GQA"
 
     def size_in_bytes(self, bytes_per_param):
         """Weight bytes, N · b (bytes_per_param is a quantity in bytes, e.g. ``BYTES_FP16``)."""
@@ -226,12 +247,13 @@ SCHEMAS: dict[str, dict[str, tuple]] = {
                  "note": ("text", False)},
     "model": {"display_name": ("text", True), "source": ("text", True), "parameters": ("quantity", True),
               **{f: ("int", True) for f in _MODEL_INTS}, "active_parameters": ("quantity", False),
-              "experts": ("int", False), "experts_per_token": ("int", False)},
+              "experts": ("int", False), "experts_per_token": ("int", False), "sliding_window": ("int", False)},
     "systems": {"links": ("table", False), "nodes": ("table", False)},
     "link": {"display_name": ("text", True), "bandwidth": ("sourced", True)},
     "node": {"display_name": ("text", True), "accelerator": ("text", True), "accelerators_per_node": ("sourced", True),
              "host_memory": ("sourced", False), "host_link": ("text", False), "interconnect": ("text", False)},
     "reference": {"accelerator": ("text", True), "model": ("text", True), "weight_precision": ("text", True),
+                  "pool_weight_precision": ("text", True), "choices": ("table", True),
                   "inputs": ("table", True), "lecture": ("table", True)},   # scenario inputs: mlsysim.scenario checks them
 }
 
@@ -545,6 +567,7 @@ def _load_model(ld: _Loader, name: str, e) -> Model:
               active_parameters=(ld.quantity(F, name, "active_parameters", e["active_parameters"], "count")
                                  if "active_parameters" in e else None),
               experts=e.get("experts", 1), experts_per_token=e.get("experts_per_token", 1),
+              sliding_window=e.get("sliding_window"),
               source=ld.source(F, name, "source", e["source"]), **{f: e[f] for f in _MODEL_INTS})
     _check_parameter_counts(ld, m)
     return m

@@ -35,6 +35,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from . import choice_space
 from .errors import MlsysimError, RegistryError, UnknownEntryError
 from .registry import (DATA_DIR, SCHEMAS, Accelerator, Compute, Hardware, Memory, Model, Models, Node, Systems,
                        read_checked)
@@ -43,6 +44,10 @@ from .units import PRECISION_BYTES, Q_
 
 class InputError(MlsysimError, ValueError):
     """A free input outside its range (one line naming the input, its unit and its range)."""
+
+
+class NotOfferedError(UnknownEntryError):
+    """A registry model the appendix's equations do not cover (:mod:`mlsysim.choice_space`): one line saying why."""
 
 
 def _load() -> tuple[Mapping[str, str], Mapping[str, Any], Mapping[str, Any]]:
@@ -55,17 +60,33 @@ def _load() -> tuple[Mapping[str, str], Mapping[str, Any], Mapping[str, Any]]:
         if data[name] not in table.names():
             raise RegistryError(f"{where}: {name}: {data[name]!r} is not in the registry "
                                 f"(known: {', '.join(table.names())})")
-    if data["weight_precision"] not in PRECISION_BYTES:
-        raise RegistryError(f"{where}: weight_precision: unknown precision {data['weight_precision']!r}; "
-                            f"use one of {', '.join(PRECISION_BYTES)}")
+    for name in ("weight_precision", "pool_weight_precision"):
+        if data[name] not in PRECISION_BYTES:
+            raise RegistryError(f"{where}: {name}: unknown precision {data[name]!r}; use one of {', '.join(PRECISION_BYTES)}")
+    choices = data["choices"]
+    for k in choices:
+        if k != "weight_precisions":
+            raise RegistryError(f"{where}: choices.{k}: unknown field (known: choices.weight_precisions)")
+    wanted = choices.get("weight_precisions")
+    if not isinstance(wanted, list) or not wanted or any(p not in PRECISION_BYTES for p in wanted) \
+            or len(set(wanted)) != len(wanted):
+        raise RegistryError(f"{where}: choices.weight_precisions: expected a list of distinct precisions from "
+                            f"{', '.join(PRECISION_BYTES)}, got {wanted!r}")
+    if data["weight_precision"] not in wanted:
+        raise RegistryError(f"{where}: choices.weight_precisions: {wanted!r} must hold the reference's "
+                            f"weight_precision {data['weight_precision']!r}")
+    if data["model"] not in choice_space.read(DATA_DIR).models:
+        raise RegistryError(f"{where}: model: {data['model']!r} is not offered to readers (mlsysim/choice_space.py)")
     ref = MappingProxyType({"accelerator": data["accelerator"], "model": data["model"],
-                            "precision": data["weight_precision"]})
+                            "precision": data["weight_precision"], "pool_precision": data["pool_weight_precision"]})
     return ref, MappingProxyType(dict(data.get("inputs", {}))), MappingProxyType(dict(data.get("lecture", {})))
 
 
 #: the book's reference choice (``data/reference.toml``): accelerator, model and weight precision
 #: :data:`INPUTS`: the appendix's scenario inputs; :data:`LECTURE`: the lecture's
 REFERENCE, INPUTS, LECTURE = _load()
+#: the reader's choice space (:mod:`mlsysim.choice_space`: accelerators, offered models, weight precisions)
+SPACE = choice_space.read(DATA_DIR)
 #: when a precision is not published and none of the same width is: try these, nearest first
 FALLBACK_ORDER = ("fp8", "int8", "bf16", "fp16", "fp4", "tf32", "fp32", "fp64")
 
@@ -73,14 +94,19 @@ FALLBACK_ORDER = ("fp8", "int8", "bf16", "fp16", "fp4", "tf32", "fp32", "fp64")
 @dataclass(frozen=True)
 class Free:
     """One free input: its key in a choice (and in the page's address), the unit the page shows it in,
-    what it is (for messages), its kind (``quantity``, ``tokens``, ``count``, ``precision``), and which
-    chapter reads it (``appendix`` or ``lecture``)."""
+    what it is (for messages), its kind (``quantity``, ``tokens``, ``count``, ``precision``), which
+    chapter reads it (``appendix`` or ``lecture``), and the range every page, live mode and the CLI accept
+    (``low`` to ``high`` in ``unit``; ``allowed``: the only values a count or precision may take). The
+    physics computes for every value in range (tests/test_every_reader.py draws them)."""
     key: str
     unit: str
     what: str
     kind: str
     chapter: str
     label: Mapping[str, str] = field(default_factory=dict)     # the page's label, {en, zh}
+    low: float = 0.0
+    high: float = math.inf
+    allowed: tuple = ()
 
     def reference(self, sc_accel: Accelerator | None = None, precision: str | None = None):
         """The reference value in the page's unit (a number, or a precision name)."""
@@ -95,36 +121,54 @@ class Free:
         v = table[self.key.removeprefix("lecture_")]
         return Q_(v).to(self.unit).magnitude if self.kind == "quantity" else v
 
+    @property
+    def range_text(self) -> str:
+        """The accepted range as a message says it ("from 0.01 to 100 TB/s", "one of 1, 2, 4, 8, 16, 32")."""
+        if self.allowed:
+            return "one of " + ", ".join(str(a) for a in self.allowed)
+        unit = f" {self.unit}" if self.unit else ""
+        return f"from {self.low:,g} to {self.high:,g}{unit}"
 
-def _f(key, unit, what, kind, chapter, en, zh) -> Free:
-    return Free(key, unit, what, kind, chapter, MappingProxyType({"en": en, "zh": zh}))
+
+def _f(key, unit, what, kind, chapter, en, zh, low=0.0, high=math.inf, allowed=()) -> Free:
+    return Free(key, unit, what, kind, chapter, MappingProxyType({"en": en, "zh": zh}), low, high, tuple(allowed))
 
 
-#: every free input a choice may set, in the order the page offers them
+#: the key/value precisions a reader may choose (stored keys and values: 4 to 32 bits)
+KV_PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4")
+#: the key-value head counts of the lecture's 32-query-head model: the divisors of 32 (MQA 1 … MHA 32)
+LECTURE_KV_HEADS = (1, 2, 4, 8, 16, 32)
+
+#: every free input a choice may set, in the order the page offers them, with the range it accepts
 FREE: Mapping[str, Free] = MappingProxyType({f.key: f for f in (
-    _f("bandwidth", "TB/s", "the accelerator's memory bandwidth", "quantity", "appendix", "Memory bandwidth β", "内存带宽 β"),
+    _f("bandwidth", "TB/s", "the accelerator's memory bandwidth", "quantity", "appendix", "Memory bandwidth β", "内存带宽 β",
+       0.01, 100),
     _f("peak", "Tflop/s", "the accelerator's dense peak rate at the weight precision", "quantity", "appendix",
-       "Peak rate π", "峰值算力 π"),
+       "Peak rate π", "峰值算力 π", 1, 100_000),
     _f("capacity", "GB", "the accelerator's memory capacity (the vendor's GB label)", "quantity", "appendix",
-       "Memory per accelerator", "每个加速器的内存"),
+       "Memory per accelerator", "每个加速器的内存", 1, 10_000),
     _f("kv_precision", "", "the precision keys and values are stored at", "precision", "appendix",
-       "Key/value precision", "键值精度"),
-    _f("context", "tokens", "the context length of a long agent trajectory", "tokens", "appendix",
-       "Context length", "上下文长度"),
-    _f("batch", "streams", "the streams decoding on one server", "count", "appendix", "Batch", "批大小"),
+       "Key/value precision", "键值精度", allowed=KV_PRECISIONS),
+    _f("context", "tokens", "the context length of a long agent trajectory (the model's window caps it)", "tokens",
+       "appendix", "Context length", "上下文长度", 1, 10_000_000),
+    _f("batch", "streams", "the streams decoding on one server", "count", "appendix", "Batch", "批大小", 1, 100_000),
     _f("lecture_kv_heads", "heads", "the lecture model's key-value heads", "count", "lecture",
-       "Key-value heads", "键值头数"),
+       "Key-value heads", "键值头数", allowed=LECTURE_KV_HEADS),
     _f("lecture_context", "tokens", "the standing session's context length", "tokens", "lecture",
-       "Session context", "会话上下文"),
-    _f("lecture_kv_budget", "GB", "the card's key/value budget", "quantity", "lecture", "KV budget", "KV 预算"),
+       "Session context", "会话上下文", 1, 10_000_000),
+    _f("lecture_kv_budget", "GB", "the card's key/value budget", "quantity", "lecture", "KV budget", "KV 预算",
+       0.1, 10_000),
     _f("link_bandwidth", "GB/s", "the host link's bandwidth (one direction)", "quantity", "lecture",
-       "Host link bandwidth", "主机链路带宽"),
-    _f("prefill_rate", "Tflop/s", "the effective prefill rate", "quantity", "lecture", "Prefill rate", "预填充速率"),
-    _f("t_model", "s", "the task's model time (all steps)", "quantity", "lecture", "Model time", "模型时间"),
-    _f("t_tool", "s", "the task's tool time (all steps)", "quantity", "lecture", "Tool time", "工具时间"),
+       "Host link bandwidth", "主机链路带宽", 0.1, 10_000),
+    _f("prefill_rate", "Tflop/s", "the effective prefill rate", "quantity", "lecture", "Prefill rate", "预填充速率",
+       1, 100_000),
+    _f("t_model", "s", "the task's model time (all steps)", "quantity", "lecture", "Model time", "模型时间", 1, 100_000),
+    _f("t_tool", "s", "the task's tool time (all steps)", "quantity", "lecture", "Tool time", "工具时间", 1, 100_000),
 )})
 #: the keys a choice may name
 CHOICE_KEYS = ("accelerator", "model", "precision", *FREE)
+#: the free inputs that replace the accelerator's own values
+HARDWARE_INPUTS = ("bandwidth", "peak", "capacity")
 
 
 def _number(f: Free, value: Any) -> float:
@@ -146,25 +190,31 @@ def _number(f: Free, value: Any) -> float:
                 x = float(q.to(f.unit).magnitude)
             except Exception:  # noqa: BLE001 - pint's many parse and dimension errors: one message
                 raise InputError(f"{hint} (a number, or a quantity such as '6 {f.unit}'), got {text!r}") from None
-    if not math.isfinite(x) or x <= 0:
-        raise InputError(f"{hint}, a finite number above 0, got {value!r}")
+    if not math.isfinite(x) or not f.low <= x <= f.high:
+        raise InputError(f"{hint}, {f.range_text}, got {value!r}")
     return x
 
 
-def _whole(f: Free, value: Any, upper: int | None = None, upper_why: str = "") -> int:
+def _whole(f: Free, value: Any) -> int:
+    if f.allowed:
+        try:
+            x = float(str(value).strip())
+        except ValueError:
+            x = math.nan
+        if x not in f.allowed:
+            raise InputError(f"{f.key}: expected {f.what}, {f.range_text}, got {value!r}")
+        return int(x)
     x = _number(f, value)
     if x != int(x):
         raise InputError(f"{f.key}: expected {f.what}, a whole number of {f.unit}, got {value!r}")
-    if upper is not None and x > upper:
-        raise InputError(f"{f.key}: {int(x):,} {f.unit} exceeds {upper_why} of {upper:,} {f.unit}; "
-                         f"choose at most {upper:,}")
     return int(x)
 
 
 def _precision_name(key: str, value: Any, what: str) -> str:
     p = str(value).strip()
-    if p not in PRECISION_BYTES:
-        raise InputError(f"{key}: unknown precision {p!r} for {what}; use one of {', '.join(PRECISION_BYTES)}")
+    allowed = FREE[key].allowed if key in FREE else tuple(PRECISION_BYTES)
+    if p not in allowed:
+        raise InputError(f"{key}: unknown precision {p!r} for {what}; use one of {', '.join(allowed)}")
     return p
 
 
@@ -225,6 +275,8 @@ class Scenario:
     lecture: LectureInputs | None = None
     #: the free inputs the choice set, as given, by key (empty for a registry choice)
     free: Mapping[str, Any] = field(default_factory=dict)
+    #: the context asked for, before the model's window capped it (:attr:`context` is the one computed with)
+    context_wanted: int | None = None
 
     @property
     def kv_bytes(self):
@@ -233,8 +285,36 @@ class Scenario:
 
     @property
     def is_reference(self) -> bool:
+        """The book's reference, every input included."""
+        return self.registry_reference and not self.free
+
+    @property
+    def registry_reference(self) -> bool:
+        """The reference's accelerator, model and weight precision (whatever free inputs the choice sets)."""
         return (self.accelerator.name, self.model.name, self.weight_precision) == (
-            REFERENCE["accelerator"], REFERENCE["model"], REFERENCE["precision"]) and not self.free
+            REFERENCE["accelerator"], REFERENCE["model"], REFERENCE["precision"])
+
+    @property
+    def hardware_changed(self) -> bool:
+        """True when the choice replaces the accelerator's own bandwidth, peak rate or capacity."""
+        return any(k in self.free for k in HARDWARE_INPUTS)
+
+    @property
+    def pool_precision(self) -> str:
+        """The precision the node's pool holds the weights at: for the reference's registry choice the one
+        ``reference.toml`` declares (the seed's pool holds 16-bit weights, although its floors serve 8-bit
+        ones); for every other choice the weight precision served."""
+        return pool_precision_for(self.accelerator.name, self.model.name, self.weight_precision)
+
+    @property
+    def pool_weight_bytes(self):
+        """Bytes per parameter the pool holds (a quantity): :attr:`pool_precision`'s."""
+        return PRECISION_BYTES[self.pool_precision]
+
+    @property
+    def context_capped(self) -> bool:
+        """True when the model's context window shortened the context asked for."""
+        return self.context_wanted is not None and self.context_wanted > self.context
 
     @property
     def precision_note(self) -> str:
@@ -242,6 +322,13 @@ class Scenario:
             return ""
         return (f"{self.accelerator.display_name} publishes no {self.wanted_precision} rate: "
                 f"{self.weight_precision} is used")
+
+
+def pool_precision_for(accelerator: str, model: str, precision: str) -> str:
+    """The precision a node's pool holds the weights at for this registry choice (:attr:`Scenario.pool_precision`)."""
+    if (accelerator, model, precision) == (REFERENCE["accelerator"], REFERENCE["model"], REFERENCE["precision"]):
+        return REFERENCE["pool_precision"]
+    return precision
 
 
 def node_for(accel: Accelerator) -> Node | None:
@@ -307,13 +394,17 @@ def scenario(accelerator: str | None = None, model: str | None = None, precision
     free = {k: v for k, v in free.items() if v is not None and str(v).strip() != ""}
     a = Hardware.Cloud.get(accelerator or REFERENCE["accelerator"])
     m = Models.Language.get(model or REFERENCE["model"])
+    out_of_scope = SPACE.not_offered.get(m.name)
+    if out_of_scope is not None:
+        raise NotOfferedError(f"{m.display_name} is not offered: " +
+                              choice_space.NOT_OFFERED[out_of_scope["why"]].format(**out_of_scope))
     want = precision or REFERENCE["precision"]
     if want not in PRECISION_BYTES:
         raise UnknownEntryError(f"unknown precision {want!r}; available: {', '.join(PRECISION_BYTES)}")
     used = nearest_precision(a, want)
     hw = {k: Q_(_number(FREE[k], free[k]), FREE[k].unit) for k in ("bandwidth", "peak") if k in free}
-    if "capacity" in free:
-        hw["capacity"] = _capacity(a, _number(FREE["capacity"], free["capacity"]))
+    if "capacity" in free:   # the vendor's label: a whole number of GB (80 on an H100 is its 80 GiB)
+        hw["capacity"] = _capacity(a, float(_whole(FREE["capacity"], free["capacity"])))
     a = with_hardware(a, used, **hw)
     node = node_for(a)
     if node is not None and node.accelerator is not a:
@@ -321,11 +412,11 @@ def scenario(accelerator: str | None = None, model: str | None = None, precision
     kv = (_precision_name("kv_precision", free["kv_precision"], "keys and values") if "kv_precision" in free
           else str(INPUTS.get("kv_precision", "bf16")))
     ctx = FREE["context"]
-    context = (_whole(ctx, free["context"], m.context_length, f"{m.display_name}'s context window")
-               if "context" in free else int(INPUTS.get("context", 32_768)))
+    wanted_ctx = _whole(ctx, free["context"]) if "context" in free else int(INPUTS.get("context", 32_768))
+    context = min(wanted_ctx, m.context_length) if m.context_length else wanted_ctx   # the window caps it
     batch = _whole(FREE["batch"], free["batch"]) if "batch" in free else int(INPUTS.get("batch", 64))
     return Scenario(a, m, node, used, want, kv_precision=kv, context=context, batch=batch,
-                    lecture=_lecture_inputs(free), free=MappingProxyType(dict(free)))
+                    lecture=_lecture_inputs(free), free=MappingProxyType(dict(free)), context_wanted=wanted_ctx)
 
 
 @lru_cache(maxsize=1)

@@ -21,7 +21,7 @@ from .explorer import ROWS, TEXT, explorer_roofline, fallback_precision, rooflin
 from .figures import PLOTLY_CONFIG, plotly_json
 from .reference import DEFAULT_CONTEXT, reference_values
 from .registry import Hardware, Models
-from .scenario import REFERENCE
+from .scenario import REFERENCE, pool_precision_for
 from .units import PRECISION_BYTES, Q_
 
 
@@ -57,7 +57,8 @@ def compute_view(accelerator, model, precision: str = REFERENCE["precision"], ba
     m = Models.Language.get(model) if isinstance(model, str) else model
     if context is None:
         context = min(DEFAULT_CONTEXT, m.context_length) if m.context_length else DEFAULT_CONTEXT
-    rv = reference_values(a, m, weight_precision=precision, context=int(context))
+    rv = reference_values(a, m, weight_precision=precision, context=int(context),
+                          pool_precision=pool_precision_for(a.name, m.name, precision))
     bounds = roofline_ranges(list(Hardware.Cloud) + [a], int(context))
     spec = explorer_roofline(a, precision, bounds, lang, context=int(context))
     return {"raw": dataclasses.asdict(rv), "shown": shown_values(rv, a, lang), "roofline": spec,

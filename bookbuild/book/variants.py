@@ -53,16 +53,51 @@ def cells_digest(doc: Document) -> list[bytes]:
     return [f"{c.body.file}:{c.body.line}".encode() + c.source.encode() for c in doc.cells if keep(c)]
 
 
-def choices(data_dir: Path) -> list[dict[str, str]]:
-    """Every registry accelerator × model, in the registry's order, read from its data files (without
-    importing mlsysim: a no-change rebuild stays fast)."""
-    names = {}
-    for kind, file in (("accelerator", "accelerators.toml"), ("model", "models.toml")):
+def space_module(library: Path):
+    """The library's choice-space declaration (``mlsysim/choice_space.py``, standard library only), loaded
+    from its file without importing mlsysim (a no-change rebuild stays fast); kept per file and version."""
+    import importlib.util
+    path = Path(library) / "choice_space.py"
+    st = path.stat()
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    mod = _SPACES.get(key)
+    if mod is None:
+        import sys
+        name = "_mlsysim_choice_space"
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod    # (dataclasses look their module up)
         try:
-            names[kind] = list(tomllib.loads((Path(data_dir) / file).read_text(encoding="utf-8")))
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-            names[kind] = []   # the cells report the registry's own error
-    return [{"accelerator": a, "model": m} for a in names["accelerator"] for m in names["model"]]
+            spec.loader.exec_module(mod)
+        finally:
+            sys.modules.pop(name, None)
+        _SPACES[key] = mod
+    return mod
+
+
+_SPACES: dict = {}
+
+
+def choices(data_dir: Path, library: Path) -> list[dict[str, str]]:
+    """Every choice the reader may make (the library's declared choice space: accelerator × model × weight
+    precision, in the registry's order), read from its data files without importing mlsysim."""
+    try:
+        return space_module(library).read(data_dir).choices()
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return []   # the cells report the registry's own error
+
+
+def not_offered(data_dir: Path, library: Path) -> dict[str, dict]:
+    """The registry models the choice space leaves out, with why (:data:`mlsysim.choice_space.NOT_OFFERED`)."""
+    try:
+        return dict(space_module(library).read(data_dir).not_offered)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+
+
+def key(choice: dict[str, str]) -> str:
+    """A choice's key in the page's data (``mlsysim.choice_space.key``): ``"H100|Llama3_1_70B|fp8"``."""
+    return f"{choice['accelerator']}|{choice['model']}|{choice['precision']}"
 
 
 def cell_records(doc: Document, which: Callable[[Cell], bool] = keep) -> list[dict[str, Any]]:
@@ -143,7 +178,7 @@ def variant_job(doc: Document, opts: RunOptions, batch: list[dict[str, str]], *,
     precision = S.REFERENCE["precision"]
     out = []
     for choice in batch:
-        progress((doc.path, 0, f"variant {choice.get('accelerator')}/{choice.get('model')}"))
+        progress((doc.path, 0, f"variant {key(choice)}"))
         out.append(one_choice(doc, opts, choice, precision))
     return out
 
@@ -158,14 +193,14 @@ def check_reference_only(results: list[dict[str, Any]], reference: dict[str, str
         for r in results:
             got = r.get("values", {}).get(a)
             if got is not None and a in reference and got != reference[a]:
-                c = r["choice"]
                 raise ReferenceOnlyError(None, None, f"{a} is declared reference-only (mlsysim.fmt.reference_only) but "
-                                         f"reads {got!r} for {c['accelerator']} / {c['model']} where the reference "
+                                         f"reads {got!r} for {key(r['choice'])} where the reference "
                                          f"reads {reference[a]!r}: compute it from mlsysim.scenario.reference()")
 
 
 def compact(results: list[dict[str, Any]], reference: dict[str, str],
-            guard_map: list[dict] | None = None, provenance: dict[str, dict] | None = None) -> dict[str, Any]:
+            guard_map: list[dict] | None = None, provenance: dict[str, dict] | None = None,
+            excluded: dict[str, dict] | None = None) -> dict[str, Any]:
     """The page's data: attribute names once, each choice's values as a list (null where equal to the
     reference text, which the page already shows), failed guards with the ``*_str`` they protect
     (``guard_map``: :func:`.provenance.guard_targets` of the reference run), errors; and the
@@ -183,20 +218,25 @@ def compact(results: list[dict[str, Any]], reference: dict[str, str],
     protects = {(g.get("file"), g.get("line")): g.get("protects", []) for g in (guard_map or [])}
     accels: dict[str, str] = {}
     models: dict[str, str] = {}
+    precisions: dict[str, int | None] = {}
     for r in results:
         accels.setdefault(r["choice"]["accelerator"], r.get("accelerator", r["choice"]["accelerator"]))
         models.setdefault(r["choice"]["model"], r.get("model", r["choice"]["model"]))
+        if precisions.get(r["choice"]["precision"]) is None:   # its width (the part's own precision of that width)
+            precisions[r["choice"]["precision"]] = r.get("bits")
     ref = next((r["choice"] for r in results if r.get("reference")), None)
     out = {"attrs": attrs, "choices": {}, "reference": ref,
            "accelerators": [{"name": k, "label": v} for k, v in accels.items()],
-           "models": [{"name": k, "label": v} for k, v in models.items()]}
+           "models": [{"name": k, "label": v} for k, v in models.items()],
+           "precisions": [{"name": p, "bits": b} for p, b in precisions.items()],
+           "not_offered": [dict(v, name=k) for k, v in (excluded or {}).items()]}
     patches: list = [None] * len(results)
     if provenance and any("explain" in r for r in results):
         from .provenance import pack, pack_choices
         out["explain"], patches = pack_choices(pack(provenance), [r.get("explain") for r in results], ref_only)
     for r, patch in zip(results, patches):
-        key = f"{r['choice']['accelerator']}|{r['choice']['model']}"
-        entry: dict[str, Any] = {k: r[k] for k in ("accelerator", "model", "node", "precision", "note") if k in r}
+        entry: dict[str, Any] = {k: r[k] for k in ("accelerator", "model", "node", "precision", "pool", "bits", "note")
+                                 if k in r}
         if "error" in r:
             entry["error"] = r["error"]
         else:
@@ -208,5 +248,5 @@ def compact(results: list[dict[str, Any]], reference: dict[str, str],
                 entry["x"] = patch["x"]
                 if patch["xu"]:
                     entry["xu"] = patch["xu"]
-        out["choices"][key] = entry
+        out["choices"][key(r["choice"])] = entry
     return out

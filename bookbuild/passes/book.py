@@ -23,6 +23,12 @@ from .execute import GRACE, failure
 from .state import Build
 
 
+def library_dir(build: Build) -> Path:
+    """The folder the chapters' ``import mlsysim`` loads from."""
+    libs = library_dirs(build.root)
+    return libs[0] if libs else build.root / "mlsysim"
+
+
 def data_dir(build: Build) -> Path:
     """The registry's data folder, as the chapters' library reads it (the user's DATA_ENV folder first)."""
     if build.settings.data_dirs:
@@ -43,7 +49,7 @@ def _jobs(build: Build, doc, choices: list[dict], key: str, profile: str) -> lis
 def compute(build: Build, wanted: list) -> dict[tuple[str, str], tuple[str, list]]:
     """Every choice for each chapter of ``wanted`` ((book, chapter, document) triples): its variant key
     and results, by (profile, chapter)."""
-    choices = V.choices(data_dir(build))
+    choices = V.choices(data_dir(build), library_dir(build))
     keyed, pending, profiles = {}, {}, {}
     for book, ch, doc in wanted:
         # per profile: a cell may word its values in the book's language (mlsysim.wording)
@@ -59,6 +65,8 @@ def compute(build: Build, wanted: list) -> dict[tuple[str, str], tuple[str, list
         build.report.deferred.append(f"the reader's choices ({len(todo) * len(choices)}): not computed in this build")
         return {where: (k, pending[k]) for where, k in keyed.items() if k not in todo}
     jobs = [j for k, d in todo.items() for j in _jobs(build, d, choices, k, profiles[k])]
+    if not choices:   # an unreadable registry: no choice to offer (the chapters' cells report its error)
+        return {where: (k, []) for where, k in keyed.items()}
     if jobs:
         preload(build.root, None)
         ran = pool.run(jobs, build.settings.width)
@@ -80,12 +88,14 @@ def compacted(build: Build, variant_key: str, results: list, ec) -> dict:
     prose edit changes none of them, so the 70 choices' explanations are not packed again)."""
     reference = {u.expr.strip(): u.value for u in ec.inline}
     guard_map, provenance = ec.extras.get("guard_map"), ec.extras.get("provenance") or {}
+    excluded = V.not_offered(data_dir(build), library_dir(build))
+
     def compute() -> dict:
-        return V.compact(results, reference, guard_map, provenance)
+        return V.compact(results, reference, guard_map, provenance, excluded)
     if not build.store.enabled:
         return compute()
     key = sha256_bytes(b"compact", build.environment.encode(), variant_key.encode(), json.dumps(
-        [reference, guard_map, provenance], sort_keys=True, default=str).encode("utf-8"))
+        [reference, guard_map, provenance, excluded], sort_keys=True, default=str).encode("utf-8"))
     return build.store.memo("compact", key, compute, lambda hit: isinstance(hit, dict))
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..physics import (attainable_performance, attention_crossover_length, batched_step_time, compute_bound_batch,
                        decode_intensity, decode_time_per_token, kingman_wait, kv_bytes_at, kv_bytes_per_token,
-                       prefill_time, prefill_time_per_token, ridge_point)
+                       prefill_time, prefill_time_per_token, ridge_point, weights_read)
 from ..scenario import REFERENCE
 from ..units import PRECISION_BYTES, Q_
 from .spec import _COLORS, U, Axis, FigureSpec, Panel, RefLine, Series, T, _f, _tokens
@@ -17,6 +17,16 @@ REFERENCE_KV_BYTES = 2
 REFERENCE_CONTEXT = 32_768
 KNEE_CA2, KNEE_CS2 = 2.0, 1.0
 KNEE_MARKS = (0.5, 0.7, 0.9)
+
+
+def _read(m, tokens) -> float:
+    """Parameters a pass of ``tokens`` tokens reads (all of a dense model's; a mixture's experts reached)."""
+    return weights_read(m.parameters.to("count").magnitude, m.active_count, m.experts, m.experts_per_token, tokens)
+
+
+def _intensity(m, tokens, b) -> float:
+    """FLOP per byte of a pass of ``tokens`` tokens: 2 N_a B / (N_read(B) b), 2B/b for a dense model."""
+    return 2 * m.active_count * tokens / (_read(m, tokens) * b.to("byte").magnitude)
 
 
 def _resolve(accel, model):
@@ -41,7 +51,7 @@ def roofline_spec(accel=None, model=None, precision: str = REFERENCE_PRECISION, 
     ridge = ridge_point(peak, bw).magnitude
     i_dec = decode_intensity(b).magnitude
     b_star = compute_bound_batch(peak, bw, b)
-    i_pre = (prompt_tokens * decode_intensity(b)).magnitude  # 2S/b: S tokens share one read of the weights
+    i_pre = _intensity(m, prompt_tokens, b)  # 2S/b: S tokens share one read of the weights (a mixture: of its experts)
     if x_range is None:
         lo = 10 ** np.floor(np.log10(min(i_dec, ridge) / 3))
         hi = 10 ** np.ceil(np.log10(max(i_pre, ridge) * 3))
@@ -55,7 +65,7 @@ def roofline_spec(accel=None, model=None, precision: str = REFERENCE_PRECISION, 
         return attainable_performance(Q_(i, "flop/byte"), peak, bw).to("flop/second").magnitude
 
     y = np.array([perf(v) for v in x])
-    i_bstar = (b_star * decode_intensity(b)).magnitude
+    i_bstar = _intensity(m, b_star, b)   # on the ridge for a dense model; below it for a mixture of experts
     marks = {"decode_b1": (i_dec, perf(i_dec)), "ridge": (ridge, perf(ridge)),
              "decode_bstar": (i_bstar, perf(i_bstar)), "prefill": (i_pre, perf(i_pre))}
     panel = Panel(
@@ -94,7 +104,7 @@ def prefill_spec(accel=None, model=None, precision: str = REFERENCE_PRECISION, *
     """T_prefill(S) with its weight term 2NS/π and attention term 2LdS²/π, crossing at S* = N/(Ld)."""
     a, m = _resolve(accel, model)
     peak = a.compute.peak(precision)
-    n = m.parameters.to("count").magnitude
+    n = m.active_count   # the parameters a token reaches (a mixture of experts' active ones)
     s_star = attention_crossover_length(n, m.layers, m.hidden_dim)
     s = np.logspace(np.log10(s_star / 100), np.log10(min(s_star * 30, 1e7)), points)
     per_tok = prefill_time_per_token(n, peak).to("second").magnitude
@@ -132,10 +142,11 @@ def batch_spec(accel=None, model=None, precision: str = REFERENCE_PRECISION, *, 
     a, m = _resolve(accel, model)
     peak, bw = a.compute.peak(precision), a.memory.bandwidth
     b = PRECISION_BYTES[precision]
-    n = m.parameters.to("count").magnitude
+    n = m.active_count   # per-token arithmetic and one stream's read: a mixture of experts' active parameters
     b_star = compute_bound_batch(peak, bw, b)
     batch = np.unique(np.concatenate([np.logspace(0, np.log10(b_star * 16), points), [b_star]]))
-    step = np.array([batched_step_time(n, b, bw, peak, v).to("second").magnitude for v in batch]) * 1e3
+    step = np.array([batched_step_time(n, b, bw, peak, v, read_params=_read(m, v)).to("second").magnitude
+                     for v in batch]) * 1e3
     floor_ms = decode_time_per_token(n, b, bw).to("second").magnitude * 1e3
     comp = batch * prefill_time_per_token(n, peak).to("second").magnitude * 1e3
     panel = Panel(Axis(T("Batch size B (streams)", "批大小 B（流数）"), T("B", "B"), U["streams"], log=True,
@@ -163,11 +174,14 @@ def batch_spec(accel=None, model=None, precision: str = REFERENCE_PRECISION, *, 
 
 # ───────────────────────────── (4) attention state by design ─────────────────────────────
 
-def kv_design_spec(model=None, *, kv_bytes: float = REFERENCE_KV_BYTES, context: int = REFERENCE_CONTEXT) -> FigureSpec:
-    """Bytes of keys and values per token, and at ``context`` tokens, for MHA / GQA / MQA."""
+def kv_design_spec(model=None, *, kv_bytes: float = REFERENCE_KV_BYTES, context: int = REFERENCE_CONTEXT,
+                   gqa_kv_heads: int | None = None) -> FigureSpec:
+    """Bytes of keys and values per token, and at ``context`` tokens, for MHA / GQA / MQA with the model's layers
+    and head dimension; GQA with the model's own key-value heads where it is grouped, else ``gqa_kv_heads``."""
     _, m = _resolve(None, model)
     kvb = Q_(kv_bytes, "byte")
-    designs = [("MHA", T("Multi-head", "多头"), m.heads), ("GQA", T("Grouped-query", "分组查询"), m.kv_heads),
+    gqa = m.kv_heads if m.attention_design == "GQA" or gqa_kv_heads is None else gqa_kv_heads
+    designs = [("MHA", T("Multi-head", "多头"), m.heads), ("GQA", T("Grouped-query", "分组查询"), gqa),
                ("MQA", T("Multi-query", "多查询"), 1)]
     cats = [T(f"{d}<br>H<sub>kv</sub> = {h}", f"{d}<br>H<sub>kv</sub> = {h}") for d, _, h in designs]
     per_token = np.array([kv_bytes_per_token(m, kvb, kv_heads=h).to("byte").magnitude for _, _, h in designs])

@@ -91,12 +91,31 @@ def attention_share(seq_len, params, layers, width):
     return number(seq_len, "seq_len") * layers * width / number(params, "params")
 
 
-@equation("t_step(B) ≈ max(N b / β, 2 N B / π)", name_en="batched decode step time", name_zh="批处理解码步骤的耗时", unit="s",
-          ref="eq-appdx-batched-step")
-def batched_step_time(params, bytes_per_param, bandwidth, peak, batch):
-    """t_step(B) ≈ max(N b / β, 2 N B / π) (eq-appdx-batched-step), attention state ignored."""
-    mem = decode_time_per_token(params, bytes_per_param, bandwidth)
-    comp = number(batch, "batch") * prefill_time_per_token(params, peak)
+@equation("N_read(B) = N_a + (N − N_a) · (E (1 − (1 − k/E)^B) − k) / (E − k)",
+          name_en="parameters a decode step of B streams reads", name_zh="B 路流的一次解码步骤读取的参数量",
+          unit="count")
+def weights_read(params, active_params, experts, experts_per_token, batch):
+    """N_read(B) = N_a + (N − N_a) · (E (1 − (1 − k/E)^B) − k) / (E − k): the parameters one decode step of B
+    streams reads from a mixture of E experts, each token routed to k of them (independently, uniformly).
+    One stream reads its k experts and the shared weights, N_a (the active parameters); B streams reach
+    E (1 − (1 − k/E)^B) distinct experts in expectation, and every expert, N, as B grows. A dense model
+    (E = 1, N_a = N) reads N at any B."""
+    n, na, b = number(params, "params"), number(active_params, "active_params"), number(batch, "batch")
+    e, k = int(experts), int(experts_per_token)
+    if e <= 1 or k >= e:
+        return n
+    touched = e * (1 - (1 - k / e) ** b)
+    return na + (n - na) * (touched - k) / (e - k)
+
+
+@equation("t_step(B) ≈ max(N_read(B) b / β, 2 N_a B / π)", name_en="batched decode step time",
+          name_zh="批处理解码步骤的耗时", unit="s", ref="eq-appdx-batched-step")
+def batched_step_time(params, bytes_per_param, bandwidth, peak, batch, *, active_params=None, read_params=None):
+    """t_step(B) ≈ max(N_read(B) b / β, 2 N_a B / π) (eq-appdx-batched-step), attention state ignored; for a
+    dense model N_read = N_a = N (``params``), for a mixture of experts ``active_params`` (N_a) and
+    ``read_params`` (:func:`weights_read` at this B)."""
+    mem = decode_time_per_token(params if read_params is None else read_params, bytes_per_param, bandwidth)
+    comp = number(batch, "batch") * prefill_time_per_token(params if active_params is None else active_params, peak)
     return max(mem, comp)
 
 

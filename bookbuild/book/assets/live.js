@@ -137,10 +137,11 @@
   /* ---------- the inputs ---------- */
   function registryChoice() {
     var c = {};
-    if (api.select) { c.accelerator = api.select.accelerator.value; c.model = api.select.model.value; }
-    else {
-      if (api.params.get("accelerator")) c.accelerator = api.params.get("accelerator");
-      if (api.params.get("model")) c.model = api.params.get("model");
+    if (api.select) {
+      c.accelerator = api.select.accelerator.value; c.model = api.select.model.value;
+      if (api.select.precision) c.precision = api.select.precision.value;
+    } else {
+      ["accelerator", "model", "precision"].forEach(function (k) { if (api.params.get(k)) c[k] = api.params.get(k); });
     }
     return c;
   }
@@ -148,12 +149,12 @@
     var c = registryChoice();
     inputs.forEach(function (f) {
       var v = fields[f.key].value.trim();
-      if (v !== "" && !same(f, v)) c[f.key] = f.kind === "precision" ? v : v.replace(/,/g, "");
+      if (v !== "" && !same(f, v)) c[f.key] = f.options ? v : v.replace(/,/g, "");
     });
     return c;
   }
   function same(f, v) {   /* a typed value equal to the reference is the reference (a registry choice) */
-    if (f.kind === "precision") return v === f.reference;
+    if (f.options) return String(v) === String(f.reference);
     var x = Number(v.replace(/,/g, ""));
     return isFinite(x) && Math.abs(x - f.reference) <= 1e-12 * Math.abs(f.reference);
   }
@@ -180,11 +181,11 @@
       if (f.unit) name.appendChild(el("span", "mc-live-unit", T("unit", { unit: units[f.unit] || f.unit })));
       lab.appendChild(name);
       var input;
-      if (f.kind === "precision") {
+      if (f.options) {   /* a precision, or a count that takes only some values (the lecture's key-value heads) */
         input = el("select");
         input.appendChild(el("option", "", ""));
         input.options[0].value = "";
-        f.options.forEach(function (o) { var op = el("option", "", o); op.value = o; input.appendChild(op); });
+        f.options.forEach(function (o) { var op = el("option", "", String(o)); op.value = String(o); input.appendChild(op); });
       } else {
         input = el("input");
         input.type = "text";
@@ -212,7 +213,8 @@
     api.bar.insertBefore(panel, api.button.parentNode.nextSibling);
     refreshReferences();
     if (api.select) {
-      [api.select.accelerator, api.select.model].forEach(function (s) {
+      [api.select.accelerator, api.select.model, api.select.precision].forEach(function (s) {
+        if (!s) return;
         s.addEventListener("change", function () { refreshReferences(); schedule(); });
       });
       var back = api.bar.querySelector(".mc-reset");   /* the choice bar's Reference: the live inputs too */
@@ -281,7 +283,8 @@
     var values = {};   /* a value declared reference-only describes the reference: never swapped */
     Object.keys(res.values).forEach(function (k) { if ((res.reference_only || []).indexOf(k) < 0) values[k] = res.values[k]; });
     var entry = { key: "live|" + JSON.stringify(c), label: labelOf(res, c), values: values, node: res.node,
-                  precision: res.precision, note: res.note, figures: [], choice: { accelerator: c.accelerator, model: c.model },
+                  precision: res.precision, pool: res.pool, note: res.note, figures: [],
+                  choice: { accelerator: c.accelerator, model: c.model, precision: c.precision },
                   failed: res.failed.map(function (g) { return { file: g.file, line: g.line, message: g.message, zh: g.zh, protects: protects(g) }; }) };
     var ms = Math.round(performance.now() - t);
     entry.lines = [{ cls: "mcs-note", text: T("ready", { ms: ms }) }];
@@ -308,6 +311,7 @@
       var st = api.bar.querySelector(".mc-status");
       if (st) st.appendChild(el("p", "mcs-note", T("figures_kept", { figures: figs.failed.map(function (f) { return f.label; }).join(T("figure_separator")) })));
     }
+    if (figs.values && api.values) api.values(figs.values);   /* the words of the figure cells follow their figures */
     entry.figures = drawn;
     window.MLSYSIM_LIVE.last.figures = drawn;
     var fms = Math.round(performance.now() - tf);

@@ -6,7 +6,7 @@
      pack_choices; the page computes none), else with the reference's, and says which;
    - on a page with variants (the appendix) the reader chooses an accelerator and a model: the numbers
      are replaced by the precomputed ones, the sentences whose guards fail are marked, figures that
-     keep showing the reference say so, and the choice lives in the URL (?accelerator=&model=);
+     keep showing the reference say so, and the choice lives in the URL (?accelerator=&model=&precision=);
    - on a page without variants (the lecture) a choice in the URL is carried on and noted.
    No libraries, nothing from the network; without JavaScript the page shows the reference. */
 (function () {
@@ -151,7 +151,7 @@
   /* carry ?accelerator=&model= on links to the book's other pages (language switch, lecture, sidebar) */
   function carryQuery() {
     var keep = new URLSearchParams();
-    ["accelerator", "model"].forEach(function (k) { if (params.get(k)) keep.set(k, params.get(k)); });
+    ["accelerator", "model", "precision"].forEach(function (k) { if (params.get(k)) keep.set(k, params.get(k)); });
     var q = keep.toString();
     each(document.querySelectorAll("a[href]"), function (a) {
       var href = a.getAttribute("href");
@@ -165,9 +165,13 @@
     });
   }
 
-  var status = null, summary = null, selA = null, selM = null, lastLines = [];
-  var refKey = V ? V.reference.accelerator + "|" + V.reference.model : "";
-  var refLabel = V ? T("choice", { accelerator: labelOf(V.accelerators, V.reference.accelerator), model: labelOf(V.models, V.reference.model) }) : "";
+  var status = null, summary = null, selA = null, selM = null, selP = null, lastLines = [];
+  /* a choice's key in the page's data: "accelerator|model|precision" (mlsysim/choice_space.py) */
+  function keyOf(a, m, p) { return a + "|" + m + "|" + p; }
+  var refKey = V ? keyOf(V.reference.accelerator, V.reference.model, V.reference.precision) : "";
+  function bitsLabel(p) { return T("bits", { bits: (V && (V.precisions || []).filter(function (o) { return o.name === p; })[0] || {}).bits || p }); }
+  var refLabel = V ? T("choice", { accelerator: labelOf(V.accelerators, V.reference.accelerator), model: labelOf(V.models, V.reference.model),
+                                   bits: bitsLabel(V.reference.precision) }) : "";
 
   /* the library's note (mlsysim.scenario writes it in English) said in the page's language */
   function translateNote(note) {
@@ -180,9 +184,10 @@
   function plainError(err) {
     var m = /the weights and reserve \(([^)]*)\) do not fit in ([^:]*)/.exec(String(err));
     if (m) return T("fit_error", { reserve: m[1], memory: m[2].trim() });
+    if (/is not offered/.test(String(err))) return T("not_offered_reason");
     return T("uncomputable");
   }
-  function choiceText(c) { return T("choice", { accelerator: c.accelerator, model: c.model }); }
+  function choiceText(c) { return T("choice", { accelerator: c.accelerator, model: c.model, bits: c.bits ? T("bits", { bits: c.bits }) : (c.precision || "") }); }
 
   function clearMarks() {
     each(document.querySelectorAll(".mlsysim-claim-marker, .mlsysim-claim-flag"), function (n) { n.parentNode.removeChild(n); });
@@ -281,9 +286,10 @@
     });
   }
   var explorerSynced = false;
-  function syncExplorer(a, m) {
+  function syncExplorer(a, m, p) {
     var ea = document.getElementById("mlsysim-explorer-accelerator");
     var em = document.getElementById("mlsysim-explorer-model");
+    var ep = document.getElementById("mlsysim-explorer-precision");
     explorerSynced = false;
     if (!ea || !em) return;
     var hasA = ea.querySelector('option[value="' + a + '"]'), hasM = em.querySelector('option[value="' + m + '"]');
@@ -295,6 +301,8 @@
     syncTimer = setTimeout(function () {
       if (ea.value !== a) { ea.value = a; ea.dispatchEvent(new Event("change")); }
       if (em.value !== m) { em.value = m; em.dispatchEvent(new Event("change")); }
+      var po = p && ep && ep.querySelector('option[value="' + p + '"]');
+      if (po && !po.disabled && ep.value !== p) { ep.value = p; ep.dispatchEvent(new Event("change")); }
     }, 0);
   }
   var syncTimer = null;
@@ -310,8 +318,8 @@
   }
 
   /* apply a choice; returns false (and changes nothing) when the choice cannot be computed */
-  function apply(a, m, extra) {
-    var key = a + "|" + m, c = V.choices[key];
+  function apply(a, m, p, extra) {
+    var key = keyOf(a, m, p), c = V.choices[key];
     var lines = (extra || []).slice();
     if (!c) return false;
     if (c.error) {
@@ -321,13 +329,13 @@
       setStatus(lastLines.concat(lines));
       /* the selects show what the page shows: back to the choice still on the page */
       var shown = (current || refKey).split("|");
-      if (selA && selM) { selA.value = shown[0]; selM.value = shown[1]; }
+      if (selA && selM) { selA.value = shown[0]; selM.value = shown[1]; if (selP) selP.value = shown[2]; }
       return false;
     }
-    return showEntry(c, key === refKey ? null : key, choiceText(c), lines, a, m);
+    return showEntry(c, key === refKey ? null : key, choiceText(c), lines, a, m, p);
   }
   /* show entry c (a precomputed choice, or one live mode computed: c.values by attribute); key null = the reference */
-  function showEntry(c, key, label, lines, a, m) {
+  function showEntry(c, key, label, lines, a, m, p) {
     clearMarks();
     var idx = {};
     if (V && V.attrs) V.attrs.forEach(function (k, i) { idx[k] = i; });
@@ -343,11 +351,12 @@
     current = isRef ? null : key;
     currentLabel = label;
     EXPL = isRef ? null : choiceExplanations(c);
-    if (c.node != null) lines.unshift({ cls: "mcs-info", text: T("node_line", { node: c.node, precision: c.precision }) });
+    if (c.node != null) lines.unshift({ cls: "mcs-info", text: T(c.pool && c.pool !== c.precision ? "node_line_pool" : "node_line",
+                                                                  { node: c.node, precision: c.precision, pool: c.pool }) });
     if (c.note) lines.push({ cls: "mcs-note", text: T("note", { note: translateNote(c.note) }) });
     var broken = isRef ? 0 : markClaims(c);
     if (broken) lines.push({ cls: "mcs-broken", text: N("broken", broken) });
-    if (a && m) syncExplorer(a, m);
+    if (a && m) syncExplorer(a, m, p || (c && c.precision));
     if (!isRef) noteFigures(c.figures);
     setStatus(lines);
     lastLines = lines;
@@ -356,9 +365,9 @@
     return true;
   }
 
-  function updateUrl(a, m) {
-    if (a === V.reference.accelerator && m === V.reference.model) { params.delete("accelerator"); params.delete("model"); }
-    else { params.set("accelerator", a); params.set("model", m); }
+  function updateUrl(a, m, p) {
+    if (keyOf(a, m, p) === refKey) { params.delete("accelerator"); params.delete("model"); params.delete("precision"); }
+    else { params.set("accelerator", a); params.set("model", m); params.set("precision", p); }
     try { history.replaceState(null, "", window.location.pathname + queryString() + window.location.hash); }
     catch (e) { /* file: pages in some browsers */ }
     carryQuery();
@@ -382,13 +391,13 @@
     box.setAttribute("lang", lang);
     box.appendChild(el("p", "mc-intro", T("intro")));
     var row = el("div", "mc-row");
-    function select(id, text, list) {
+    function select(id, text, list, label) {
       var lab = el("label", "mc-label");
       lab.appendChild(el("span", "", text));
       var s = el("select");
       s.id = id;
       list.forEach(function (o) {
-        var opt = el("option", "", o.label);
+        var opt = el("option", "", label ? label(o) : o.label);
         opt.value = o.name;
         s.appendChild(opt);
       });
@@ -398,26 +407,41 @@
     }
     selA = select("mlsysim-choice-accelerator", T("accelerator"), V.accelerators);
     selM = select("mlsysim-choice-model", T("model"), V.models);
+    selP = select("mlsysim-choice-precision", T("precision"), V.precisions || [], function (o) { return T("bits", { bits: o.bits || o.name }); });
     var reset = el("button", "mc-reset", T("reset"));
     reset.type = "button";
     row.appendChild(reset);
     box.appendChild(row);
+    if ((V.not_offered || []).length) {   /* registry models the appendix's equations do not cover: said once */
+      box.appendChild(el("p", "mc-not-offered", T("not_offered", {
+        models: V.not_offered.map(function (o) { return T("not_offered_" + o.why, o); }).join(T("sentence_space")) })));
+    }
     statusArea(box);
 
-    /* a choice the cells cannot compute: the other half of it moves to the first one that can (the
-       accelerator just chosen keeps it, with the first model that fits; a model just chosen, with the
-       first accelerator that holds it), and the page says so; the selects always show the page's choice */
-    function firstComputable(a, m) {
+    /* a choice the cells cannot compute: first the same accelerator and model at another weight precision
+       (the weights fit at 8 bits), then the other half of it moves to the first one that can (the
+       accelerator just chosen keeps it, with the first model that fits; a model just chosen, with the first
+       accelerator that holds it), and the page says so; the selects always show the page's choice */
+    function firstComputable(a, m, p) {
+      var i, k, c;
+      if (a && m) {
+        for (i = 0; i < V.precisions.length; i++) {
+          k = keyOf(a, m, V.precisions[i].name); c = V.choices[k];
+          if (c && !c.error) return k;
+        }
+        return null;
+      }
       var list = a ? V.models : V.accelerators;
-      for (var i = 0; i < list.length; i++) {
-        var k = a ? a + "|" + list[i].name : list[i].name + "|" + m, c = V.choices[k];
+      for (i = 0; i < list.length; i++) {
+        k = a ? keyOf(a, list[i].name, p) : keyOf(list[i].name, m, p); c = V.choices[k];
         if (c && !c.error) return k;
       }
       return null;
     }
-    function applyNearest(a, m, accelChanged, extra) {
-      if (apply(a, m, extra)) return true;
-      var alt = accelChanged ? firstComputable(a, null) : firstComputable(null, m), failed = V.choices[a + "|" + m];
+    function applyNearest(a, m, p, accelChanged, extra) {
+      if (apply(a, m, p, extra)) return true;
+      var failed = V.choices[keyOf(a, m, p)];
+      var alt = firstComputable(a, m, p) || (accelChanged ? firstComputable(a, null, p) : firstComputable(null, m, p));
       if (!alt || !failed) return false;
       var lines = (extra || []).concat([
         { cls: "mcs-error", text: T("cannot", { choice: choiceText(failed), reason: plainError(failed.error) }) },
@@ -425,33 +449,45 @@
       var k = alt.split("|");
       selA.value = k[0];
       selM.value = k[1];
-      return apply(k[0], k[1], lines);
+      selP.value = k[2];
+      return apply(k[0], k[1], k[2], lines);
     }
     function onChange(ev) {
-      if (applyNearest(selA.value, selM.value, ev && ev.target === selA)) updateUrl(selA.value, selM.value);
+      if (applyNearest(selA.value, selM.value, selP.value, ev && ev.target === selA))
+        updateUrl(selA.value, selM.value, selP.value);
     }
     selA.addEventListener("change", onChange);
     selM.addEventListener("change", onChange);
+    selP.addEventListener("change", onChange);
     reset.addEventListener("click", function () {
       selA.value = V.reference.accelerator;
       selM.value = V.reference.model;
+      selP.value = V.reference.precision;
       onChange();
     });
 
     /* the choice in the address */
-    var a = params.get("accelerator"), m = params.get("model"), extra = [];
+    var a = params.get("accelerator"), m = params.get("model"), p = params.get("precision"), extra = [];
+    var gone = (V.not_offered || []).filter(function (o) { return o.name === m; })[0];
     if (a && !labelOf(V.accelerators, a)) { extra.push({ cls: "mcs-note", text: T("unknown_accelerator", { value: a }) }); a = null; }
-    if (m && !labelOf(V.models, m)) { extra.push({ cls: "mcs-note", text: T("unknown_model", { value: m }) }); m = null; }
+    if (gone) { extra.push({ cls: "mcs-note", text: T("not_offered_" + gone.why, gone) }); m = null; }
+    else if (m && !labelOf(V.models, m)) { extra.push({ cls: "mcs-note", text: T("unknown_model", { value: m }) }); m = null; }
+    if (p && !(V.precisions || []).some(function (o) { return o.name === p; })) {
+      extra.push({ cls: "mcs-note", text: T("unknown_precision", { value: p }) }); p = null;
+    }
     a = a || V.reference.accelerator;
     m = m || V.reference.model;
+    p = p || V.reference.precision;
     selA.value = a;
     selM.value = m;
-    if (!applyNearest(a, m, !!params.get("accelerator") && !params.get("model"), extra)) {
-      var lines = status ? Array.prototype.map.call(status.childNodes, function (p) { return { cls: p.className, text: p.textContent }; }) : [];
-      apply(V.reference.accelerator, V.reference.model, lines);
+    selP.value = p;
+    if (!applyNearest(a, m, p, !!params.get("accelerator") && !params.get("model"), extra)) {
+      var lines = status ? Array.prototype.map.call(status.childNodes, function (q) { return { cls: q.className, text: q.textContent }; }) : [];
+      apply(V.reference.accelerator, V.reference.model, V.reference.precision, lines);
       current = null;
     }
-    updateUrl(current ? current.split("|")[0] : V.reference.accelerator, current ? current.split("|")[1] : V.reference.model);
+    var now = (current || refKey).split("|");
+    updateUrl(now[0], now[1], now[2]);
   }
 
   /* ---------- live mode (assets/live.js, loaded only on demand; see bookbuild/book/live) ----------
@@ -482,12 +518,21 @@
     btn.addEventListener("click", start);
     var API = window.MLSYSIM_READER = {
       lang: lang, params: params, bar: box, button: btn, live: LV, T: texts(P.ui && P.ui.live),
-      select: selA && selM ? { accelerator: selA, model: selM } : null,
+      select: selA && selM ? { accelerator: selA, model: selM, precision: selP } : null,
       status: function (ls) { setStatus(ls); lastLines = ls; },
+      /* values(map): set these values (the figure cells' words, once live mode redrew their figures) */
+      values: function (vals) {
+        spans.forEach(function (s) {
+          var k = s.getAttribute("data-attr");
+          if (!vals.hasOwnProperty(k)) return;
+          s.textContent = vals[k];
+          s.classList.toggle("mlsysim-v-changed", vals[k] !== s.getAttribute("data-ref"));
+        });
+      },
       show: function (entry) {
         if (!entry) { current = null; return showEntry({}, null, "", []); }
         var c = entry.choice || {};
-        return showEntry(entry, entry.key || "live", entry.label || "", (entry.lines || []).slice(), c.accelerator, c.model);
+        return showEntry(entry, entry.key || "live", entry.label || "", (entry.lines || []).slice(), c.accelerator, c.model, c.precision);
       }
     };
     if (params.get("live") === "1") start();
@@ -506,8 +551,8 @@
     liveControl(document.getElementById("mlsysim-choice"));
   } else {
     if (P.live) liveControl(liveBar());
-    var qa = params.get("accelerator"), qm = params.get("model");
-    if (qa || qm) {
+    var qa = params.get("accelerator"), qm = params.get("model"), qp = params.get("precision");
+    if (qa || qm || qp) {
       var note = el("p", "mlsysim-lecture-note", T("lecture_note"));
       note.setAttribute("role", "note");
       insertTop(note);

@@ -102,11 +102,17 @@ def _compiled(source: str, filename: str) -> types.CodeType:
     return compile(source, filename, "exec")
 
 
+def _bits(precision: str) -> float:
+    from mlsysim.units import PRECISION_BYTES
+    return PRECISION_BYTES[precision].to("bit").magnitude
+
+
 def describe(sc) -> dict[str, Any]:
     """What the page says about the scenario a choice computed for."""
     return {"accelerator": sc.accelerator.display_name, "model": sc.model.display_name,
             "node": sc.node.display_name if sc.node else "", "precision": sc.weight_precision,
-            "note": sc.precision_note, "reference": sc.is_reference}
+            "pool": sc.pool_precision, "note": sc.precision_note, "reference": sc.is_reference,
+            "bits": int(round(_bits(sc.weight_precision)))}
 
 
 @contextlib.contextmanager
@@ -157,9 +163,13 @@ def run_choice(cells: list[dict], choice: dict[str, Any], *, root: str, precisio
         return res, None
     res["values"], res["reference_only"] = class_strs(module.__dict__)
     prefix = root.rstrip("/") + "/"
-    res["failed"] = [{"file": r["file"][len(prefix):] if r["file"].startswith(prefix) else r["file"],
-                      "line": r["line"], "message": r["message"], "zh": r.get("zh", "")}
-                     for r in rec.records if not r["passed"] and r.get("audience", "reader") == "reader"]   # a pin: never shown
+    def where(r: dict) -> dict:
+        return {"file": r["file"][len(prefix):] if r["file"].startswith(prefix) else r["file"], "line": r["line"],
+                "message": r["message"], "zh": r.get("zh", "")}
+    res["failed"] = [where(r) for r in rec.records if not r["passed"] and r.get("audience", "reader") == "reader"]
+    # a pin (an identity of the code, or a seed value at the reference) is never shown; one that fails here is
+    # the author's (tests/test_every_reader.py fails on it), never the page's data
+    res["pins"] = [where(r) for r in rec.records if not r["passed"] and r.get("audience") == "author"]
     return res, module
 
 
@@ -178,7 +188,9 @@ def figures(module: types.ModuleType, cells: list[dict], choice: dict[str, Any],
     sc = S.scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision") or precision,
                     **{k: v for k, v in choice.items() if k not in ("accelerator", "model", "precision")})
     ns = module.__dict__
-    with S.use(sc), recording(), adaptive(), static_figures(False), _main_module(module):
+    files = {_filename(root, c["file"]) for c in cells}
+    with S.use(sc), recording(accept=lambda f: f in files) as rec, adaptive(), static_figures(False), \
+            _main_module(module):
         for cell in cells:
             label = cell.get("figure") or cell.get("label") or ""
             try:
@@ -193,7 +205,19 @@ def figures(module: types.ModuleType, cells: list[dict], choice: dict[str, Any],
             if isinstance(shown, BookFigure):
                 fig = plotly_json(shown.spec, lang)
                 out["figures"][shown.spec.key] = {"data": fig["data"], "layout": fig["layout"]}
+    # the words of the figure cells (what a figure shows, "the roofline of …"): they follow the choice here,
+    # where the figures do, and never in a precomputed choice, which keeps the figures at the reference
+    out["pins"] = [{"file": r["file"], "line": r["line"], "message": r["message"]} for r in rec.records
+                   if not r["passed"]]   # the figures against the prose: identities, for every choice
+    values, ref_only = class_strs(ns)
+    out["values"] = {k: v for k, v in values.items() if k not in ref_only and k.split(".")[0] in _classes_of(cells)}
     return out
+
+
+def _classes_of(cells: list[dict]) -> set[str]:
+    """The names of the classes ``cells`` define (top-level ``class X``)."""
+    import re
+    return {m.group(1) for c in cells for m in re.finditer(r"^class\s+(\w+)", c["code"], flags=re.M)}
 
 
 def _split_last(cell: dict):
@@ -208,7 +232,6 @@ def free_inputs(chapter: str, choice: dict[str, Any], precision: str) -> list[di
     """The free inputs a chapter's page offers (``mlsysim.scenario.FREE`` of that chapter), each with its
     reference value for the registry part of ``choice`` (the chosen accelerator's own bandwidth, say)."""
     import mlsysim.scenario as S
-    from mlsysim.units import PRECISION_BYTES
     sc = S.scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision") or precision)
     out = []
     for f in S.FREE.values():
@@ -217,7 +240,8 @@ def free_inputs(chapter: str, choice: dict[str, Any], precision: str) -> list[di
         ref = f.reference(sc.accelerator, sc.weight_precision)
         out.append({"key": f.key, "unit": f.unit, "label": dict(f.label), "kind": f.kind, "what": f.what,
                     "reference": ref if isinstance(ref, str) else float(ref),
-                    "options": list(PRECISION_BYTES) if f.kind == "precision" else None})
+                    "options": list(f.allowed) if f.allowed else None,
+                    "low": f.low, "high": f.high if f.high != float("inf") else None})
     return out
 
 
