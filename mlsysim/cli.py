@@ -282,7 +282,7 @@ def _cmd_reference(a, out) -> None:
     accel, model = sc.accelerator, sc.model
     pool_line = ("n/a" if v.node_kv_pool_bytes is None else f"{d['node_kv_pool_bytes']} GB "
                  f"({_bits(v.pool_precision)}-bit weights held, {shown(v.reserve_bytes / 1e9, 0)} GB reserve)")
-    ctx = f"{v.context:,} tokens" + (" (the model's window)" if v.context_wanted > v.context else "")
+    ctx = f"{v.context:,} token{'s' if v.context != 1 else ''}" + (" (the model's window)" if v.context_wanted > v.context else "")
     rows = [
         ("Accelerator / model / node", f"{accel.display_name} / {model.display_name} / {d['node'] if v.node else 'n/a'}"),
         ("Weight precision", v.weight_precision + (f" ({sc.precision_note})" if sc.precision_note else "")),
@@ -337,8 +337,7 @@ def _cmd_lecture(a, out) -> None:
         key, _, rest = str(exc).partition(": ")
         raise _BadInput(f"--{key.removeprefix('lecture_').replace('_', '-')}: {rest}" if key in FREE else str(exc)) from None
     L = sc.lecture
-    base = Models.Language.get("Llama2_7B")   # the lecture's 7B (its cell's registry entry), with its kv_heads
-    model = base.replace(kv_heads=L.kv_heads, parameters=base.parameters)
+    model = L.model   # the lecture's 7B with its key-value heads (data/reference.toml [lecture])
     k = P.kv_bytes_per_token(model, PRECISION_BYTES["bf16"])
     K = P.kv_bytes_at(L.context, k)
     t_w, t_a = P.prefill_time_per_token_split(model.parameters, model.layers, model.hidden_dim, L.context, L.prefill_rate)

@@ -77,11 +77,11 @@ TEXT = {
             "prefill_per_token_s": "Prefill time per prompt token", "decode_to_prefill_ratio": "Decode/prefill ratio",
             "attention_crossover_tokens": "Attention crossover length",
             "kv_bytes_per_token": "Attention state per token",
-            "kv_bytes_at_context": "Attention state at {ctx} tokens", "node": "Node",
+            "kv_bytes_at_context": "Attention state at {ctx} tokens{window}", "node": "Node",
             "node_kv_pool_bytes": "Attention-state pool per node",
-            "resident_trajectories": "Resident trajectories per node at {ctx} tokens",
+            "resident_trajectories": "Resident trajectories per node at {ctx} tokens{window}",
         },
-        "window": "{ctx} (the model's window)",
+        "window": " (the model's window)",
         "table_headers": ("Accelerator", "Weight precision", "Ridge point (operations per byte)",
                           "Decode floor (ms)", "Prefill per token (µs)", "Decode/prefill ratio",
                           "Pool per node (GB)", "Resident trajectories"),
@@ -104,10 +104,10 @@ TEXT = {
             "ridge_flop_per_byte": "屋脊点", "decode_floor_s": "每个输出词元的解码下限",
             "prefill_per_token_s": "每个提示词元的预填充时间", "decode_to_prefill_ratio": "解码与预填充时间之比",
             "attention_crossover_tokens": "注意力交叉长度", "kv_bytes_per_token": "每词元的注意力状态",
-            "kv_bytes_at_context": "{ctx} 个词元时的注意力状态", "node": "节点",
-            "node_kv_pool_bytes": "每节点注意力状态池", "resident_trajectories": "每节点驻留轨迹数（{ctx} 个词元）",
+            "kv_bytes_at_context": "{ctx} 个词元{window}时的注意力状态", "node": "节点",
+            "node_kv_pool_bytes": "每节点注意力状态池", "resident_trajectories": "每节点驻留轨迹数（{ctx} 个词元{window}）",
         },
-        "window": "{ctx}（模型窗口）",
+        "window": "（模型窗口）",
         "table_headers": ("加速器", "权重精度", "屋脊点（次运算/字节）", "解码下限（ms）", "每词元预填充（µs）",
                           "解码与预填充之比", "每节点注意力状态池（GB）", "驻留轨迹数"),
     },
@@ -178,10 +178,7 @@ def explorer_data(lang: str = "en", *, context: int = DEFAULT_CONTEXT) -> dict:
 def row_labels(lang: str, context: int, window: bool = False) -> dict[str, str]:
     """The rows' names at ``context`` tokens (``window``: the model's window capped the book's context)."""
     t = _text(lang)
-    ctx = f"{context:,}"
-    if window:
-        ctx = t["window"].format(ctx=ctx)
-    return {k: t["rows"][k].format(ctx=ctx) for k in SHOWN_KEYS}
+    return {k: t["rows"][k].format(ctx=f"{context:,}", window=t["window"] if window else "") for k in SHOWN_KEYS}
 
 
 def _explorer_data(lang: str, *, context: int) -> dict:
@@ -336,7 +333,7 @@ def explorer_html(lang: str | None = None, *, context: int = DEFAULT_CONTEXT, da
         f'{esc(p if p in a0.precisions else p + " — " + t["not_published"])}</option>' for p in data["precisions"])
     rows = []
     for (key, sym, unit), val in zip(ROWS, entry["shown"]):
-        rows.append(f'<tr><th scope="row" data-label="{key}">{esc(t["rows"][key].format(ctx=ctx))}</th><td>{sym}</td>'
+        rows.append(f'<tr><th scope="row" data-label="{key}">{esc(row_labels(lang, context)[key])}</th><td>{sym}</td>'
                     f'<td class="mx-v" data-key="{key}">{esc(val)}</td><td>{esc(t["units"][unit])}</td></tr>')
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     spec = explorer_roofline(a0, sel["precision"], tuple(data["bounds"]), lang, context=context)

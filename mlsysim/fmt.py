@@ -132,7 +132,7 @@ def fmt(x, precision: int = 1, *, commas: bool = True) -> Fmt:
     if v != 0 and _adapting():
         # recomputed for other inputs (guards recorded, not raised): the author chose the precision
         # for the reference values; show as many more decimals as this value needs instead of failing
-        while precision < 12 and (_round(v, precision) == 0
+        while precision < 24 and (_round(v, precision) == 0
                                  or abs(float(_round(v, precision)) - v) / abs(v) > MAX_DISPLAY_ERROR):
             precision += 1
         shown = _round(v, precision)

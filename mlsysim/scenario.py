@@ -127,7 +127,9 @@ class Free:
         if self.allowed:
             return "one of " + ", ".join(str(a) for a in self.allowed)
         unit = f" {self.unit}" if self.unit else ""
-        return f"from {self.low:,g} to {self.high:,g}{unit}"
+        def plain(x: float) -> str:
+            return f"{int(x):,}" if float(x).is_integer() else f"{x:,g}"
+        return f"from {plain(self.low)} to {plain(self.high)}{unit}"
 
 
 def _f(key, unit, what, kind, chapter, en, zh, low=0.0, high=math.inf, allowed=()) -> Free:
@@ -226,6 +228,10 @@ def _check_inputs() -> None:
         wanted = {f.key.removeprefix("lecture_"): f for f in FREE.values()
                   if f.chapter == chapter and f.key not in ("bandwidth", "peak", "capacity")}
         for key in table:
+            if key == "base_model" and table_name == "lecture":
+                if table[key] not in Models.Language.names():
+                    raise RegistryError(f"{where}: lecture.base_model: {table[key]!r} is not in the registry")
+                continue
             if key not in wanted:
                 raise RegistryError(f"{where}: {table_name}.{key}: unknown field "
                                     f"(known: {', '.join(table_name + '.' + k for k in wanted)})")
@@ -260,6 +266,7 @@ class LectureInputs:
     prefill_rate: Any       # flop/s
     t_model: Any            # s
     t_tool: Any             # s
+    model: Model | None = None   # the standing session's model: [lecture] base_model with these key-value heads
 
 
 @dataclass(frozen=True)
@@ -380,9 +387,18 @@ def _lecture_inputs(free: Mapping[str, Any]) -> LectureInputs:
     kv_heads = _whole(heads, free["lecture_kv_heads"]) if "lecture_kv_heads" in free else heads.reference()
     ctx = FREE["lecture_context"]
     context = _whole(ctx, free["lecture_context"]) if "lecture_context" in free else ctx.reference()
-    return LectureInputs(kv_heads=int(kv_heads), context=int(context), kv_budget=q("lecture_kv_budget", "GB"),
+    base = Models.Language.get(LECTURE.get("base_model", "Llama2_7B"))
+    # the lecture's "7B GQA-8": the base geometry with these key-value heads, at its published parameter count
+    model = base.replace(kv_heads=int(kv_heads), parameters=base.parameters)
+    budget = q("lecture_kv_budget", "GB")
+    session = Q_(2 * model.layers * model.kv_heads * model.head_dim * 2 * int(context), "byte")  # K = S k, 16-bit
+    if budget < session:   # the lecture prices a card that holds its standing session
+        raise InputError(f"lecture_kv_budget: {budget.to('GB').magnitude:,g} GB holds no standing session of "
+                         f"{int(context):,} tokens ({session.to('GB').magnitude:,.3g} GB each); choose a budget of at "
+                         f"least {session.to('GB').magnitude:,.3g} GB or a shorter session context")
+    return LectureInputs(kv_heads=int(kv_heads), context=int(context), kv_budget=budget,
                          link_bandwidth=q("link_bandwidth", "GB/s"), prefill_rate=q("prefill_rate", "flop/second"),
-                         t_model=q("t_model", "second"), t_tool=q("t_tool", "second"))
+                         t_model=q("t_model", "second"), t_tool=q("t_tool", "second"), model=model)
 
 
 def scenario(accelerator: str | None = None, model: str | None = None, precision: str | None = None,

@@ -71,7 +71,7 @@ def view_html(view: dict, lang: str = "en") -> str:
     """The reference table of a :func:`compute_view` result, as HTML (each value cell has ``data-key``)."""
     t = TEXT[lang]
     ctx = f"{view['raw']['context']:,}"
-    rows = "".join(f"<tr><th style='text-align:left'>{html.escape(t['rows'][k].format(ctx=ctx))}</th><td>{sym}</td>"
+    rows = "".join(f"<tr><th style='text-align:left'>{html.escape(t['rows'][k].format(ctx=ctx, window=''))}</th><td>{sym}</td>"
                    f"<td style='text-align:right' data-key='{k}'><b>{html.escape(view['shown'][k])}</b></td>"
                    f"<td>{html.escape(t['units'][u])}</td></tr>" for k, sym, u in ROWS)
     return f"<table class='mlsysim-explorer-table'>{rows}</table>"

@@ -130,7 +130,6 @@ def fraction_words(x: float, lang: str | None = None, *, capital: bool = False) 
     """A share ``x`` (from 0 to 1) as prose says it before "of ...": "half", "a fifth", "four fifths",
     "two thirds" (within 1 % of n/d, d ≤ 10), else "37 percent"; "all" and "none" at the ends. Chinese:
     "一半", "五分之一", "五分之四", "37%", "全部", "没有". ``capital``: the English word starts a sentence."""
-    from .fmt import fmt_int
     lang = lang or book_lang()
     x = float(x)
     nd = simple_fraction(x)
@@ -140,7 +139,7 @@ def fraction_words(x: float, lang: str | None = None, *, capital: bool = False) 
         if x <= 0:
             return "没有"
         if nd is None:
-            return f"{fmt_int(x * 100)}%"
+            return f"{_percent(x)}%"
         n, d = nd
         return "一半" if (n, d) == (1, 2) else f"{_ZH_NUMS[d]}分之{_ZH_NUMS[n]}"
     if x >= 1:
@@ -148,9 +147,20 @@ def fraction_words(x: float, lang: str | None = None, *, capital: bool = False) 
     elif x <= 0:
         words = "none"
     elif nd is None:
-        words = f"{fmt_int(x * 100)} percent"
+        words = f"{_percent(x)} percent"
     else:
         n, d = nd
         one, many = _EN_DENOMS[d]
         words = "half" if (n, d) == (1, 2) else f"a {one}" if n == 1 else f"{_EN_NUMS[n]} {many}"
     return words[:1].upper() + words[1:] if capital else words
+
+
+def _percent(x: float) -> str:
+    """``x`` as a percentage, whole where that shows it within 5 %, else with the decimals it needs."""
+    from .fmt import FormatPrecisionError, fmt
+    for p in range(0, 8):
+        try:
+            return str(fmt(x * 100, p))
+        except FormatPrecisionError:
+            continue
+    return f"{x * 100:.2g}"

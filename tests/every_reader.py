@@ -166,7 +166,8 @@ def fill(text: str, values: dict[str, str], reference: dict[str, str]) -> tuple[
 REFERENCE_WORD = {"en": re.compile(r"\breference\b", re.I), "zh": re.compile(r"参考(?!文献)")}
 INTERNAL = re.compile(r"Error\b|Traceback|not a simple|\bnan\b|\binf\b|\bNone\b|InvalidOperation")
 #: the kinds of error a page can say in one sentence (bookbuild/book/assets/reader.js: plainError)
-SAYABLE_ERRORS = (re.compile(r"the weights and reserve \(.*\) do not fit in"),)
+SAYABLE_ERRORS = (re.compile(r"the weights and reserve \(.*\) do not fit in"),
+                  re.compile(r"^InputError: \w+: "))   # an input refused in one line naming it (live mode's check)
 FIGURE_REF = re.compile(r"@fig-([\w-]+)", re.I)
 
 

@@ -90,8 +90,10 @@ def test_stall_fate_policy():
     assert A.stall_fate(1.5 * second, ts, tstar) == "swap"
     assert A.stall_fate(90 * second, ts, tstar) == "swap"
     assert A.stall_fate(90 * second, ts, tstar, pcie_contended=True) == "discard"
-    with pytest.raises(ValueError):
-        A.stall_fate(1 * second, tstar, ts)
+    # a link so slow that the round trip T_swap reaches T*: the swap row closes, keep up to T*, discard past it
+    # (T_swap = 21.3 s, T* = 0.067 s: the arguments swapped)
+    assert A.stall_fate(50 * ms, tstar, ts) == "keep"             # 50 ms ≤ T* = 67 ms
+    assert A.stall_fate(1 * second, tstar, ts) == "discard"       # past T*, and swapping would take 21.3 s
 
 
 def test_tail_mixture():

@@ -69,7 +69,7 @@ def run_small_chapter(tmp_path: Path, choices):
     ec = execute_chapter(tmp_path / "ch.qmd", tmp_path, tmp_path / "fig", hooks=BookHooks(tmp_path))
     opts = RunOptions(root=tmp_path, fig_dir=tmp_path / "fig", md_dir=tmp_path, raw_errors=True, cell_timeout=60)
     doc = parse("ch.qmd", tmp_path)
-    results = [one_choice(doc, opts, {"accelerator": a, "model": m}, "fp8") for a, m in choices]
+    results = [one_choice(doc, opts, {"accelerator": a, "model": m, "precision": "fp8"}, "fp8") for a, m in choices]
     provenance = ec.extras["provenance"]
     data = compact(results, {u.expr.strip(): u.value for u in ec.inline}, None, provenance)
     return provenance, results, data
@@ -79,8 +79,8 @@ def test_a_choice_explains_itself_with_its_own_registry_values_and_sources(tmp_p
     provenance, results, data = run_small_chapter(tmp_path, [("H100", "Llama3_1_70B"), ("B200", "Llama3_8B")])
     accels, models, sources = registry("accelerators.toml"), registry("models.toml"), registry("sources.toml")
     # the reference choice, recomputed by the variants, is explained exactly as the reference build explains it
-    assert data["choices"]["H100|Llama3_1_70B"]["x"] == [] and "xu" not in data["choices"]["H100|Llama3_1_70B"]
-    mine = apply_choice(pack(provenance), data["explain"], data["choices"]["B200|Llama3_8B"])
+    assert data["choices"]["H100|Llama3_1_70B|fp8"]["x"] == [] and "xu" not in data["choices"]["H100|Llama3_1_70B|fp8"]
+    mine = apply_choice(pack(provenance), data["explain"], data["choices"]["B200|Llama3_8B|fp8"])
     assert set(mine) == {"Decode.bw_str", "Decode.t_str"}
     bw_in = next(i for i in mine["Decode.bw_str"]["inputs"] if i["name"] == "accel.memory.bandwidth")
     b200 = accels["B200"]["memory"]["bandwidth"]
@@ -110,7 +110,7 @@ def test_a_choice_explains_itself_with_its_own_registry_values_and_sources(tmp_p
 def test_the_page_carries_only_what_differs(tmp_path):
     provenance, _, data = run_small_chapter(tmp_path, [("H100", "Llama3_1_70B"), ("H100", "Llama3_8B")])
     packed, table = pack(provenance), data["explain"]
-    x = data["choices"]["H100|Llama3_8B"]["x"]
+    x = data["choices"]["H100|Llama3_8B|fp8"]["x"]
     assert x and len(x) % 3 == 0
     for j in range(0, len(x), 3):
         item, field, code = packed["items"][x[j]], table["fields"][x[j + 1]], x[j + 2]
@@ -177,7 +177,7 @@ def test_every_choice_of_the_appendix_explains_the_ratio_with_its_accelerator(re
     for page in ("en/appendix/inference-cost.data.js", "zh/appendix/inference-cost.zh.data.js"):
         data = page_data(rendered_book, page)
         V = data["variants"]
-        assert V["choices"][f"{V['reference']['accelerator']}|{V['reference']['model']}"]["x"] == []
+        assert V["choices"][f"{V['reference']['accelerator']}|{V['reference']['model']}|{V['reference']['precision']}"]["x"] == []
         checked = 0
         for key, c in V["choices"].items():
             if "error" in c:

@@ -1,7 +1,6 @@
 """The static explorer embeds, for every registry choice, exactly what reference_values computes."""
 from __future__ import annotations
 
-import dataclasses
 import html as htmllib
 import json
 import re
@@ -11,7 +10,6 @@ import pytest
 from mlsysim import Hardware, Models
 from mlsysim.explorer import (SHOWN_KEYS, book_lang, explorer_html, lookup, shown_values,
                               static_table_markdown)
-from mlsysim.reference import reference_values
 
 
 @pytest.fixture(scope="module")
@@ -25,26 +23,49 @@ def embedded(page: str) -> dict:
     return json.loads(m.group(1))
 
 
-def test_h200_llama3_8b_fp8_equals_reference_values(page):
-    data = embedded(page)
-    got = lookup(data, "H200", "Llama3_8B", "fp8")
-    # Llama-3-8B's published window (8,192 tokens) is shorter than the book's 32,768: shown at its window
-    want = dataclasses.asdict(reference_values(Hardware.Cloud.H200, Models.Language.Llama3_8B, weight_precision="fp8",
-                                               context=8192))
-    assert got == want
+def test_h200_llama3_8b_fp8_is_the_hand_derivation(page):
+    """H200 (4.8 TB/s, 1,978.9 Tflop/s at fp8, 141 GiB; accelerators.toml) serving Llama-3-8B (8.03e9 parameters,
+    32 layers, 8 KV heads of 128, an 8,192-token window; models.toml) at 8-bit weights, derived by hand."""
+    got = lookup(embedded(page), "H200", "Llama3_8B", "fp8")
+    assert got["ridge_flop_per_byte"] == pytest.approx(1978.9 / 4.8)
+    assert got["decode_floor_s"] == pytest.approx(8.03e9 * 1 / 4.8e12)
+    assert got["context"] == 8192 and got["context_wanted"] == 32_768   # the window caps the book's 32,768
+    m_token = 2 * 32 * 8 * 128 * 2
+    assert got["kv_bytes_per_token"] == m_token
+    pool = 8 * 141 * 2**30 - 8.03e9 * 1 - 20e9        # the node holds the 8-bit weights it serves
+    assert got["pool_precision"] == "fp8" and got["node_kv_pool_bytes"] == pytest.approx(pool)
+    assert got["resident_trajectories"] == int(pool // (8192 * m_token))
 
 
-def test_every_combination_is_embedded(page):
+def test_the_reference_entry_is_the_seed_s_pool(page):
+    """The reference (H100, Llama-3.1-70B, fp8) holds its pool for 16-bit weights, as the seed: 526.0 GB, 48."""
+    got = lookup(embedded(page), "H100", "Llama3_1_70B", "fp8")
+    assert got["pool_precision"] == "bf16"
+    assert got["node_kv_pool_bytes"] == pytest.approx(8 * 80 * 2**30 - 70.6e9 * 2 - 20e9)
+    assert got["resident_trajectories"] == 48
+
+
+def test_every_offered_combination_is_embedded_and_shown_as_stored(page):
+    import mlsysim.scenario as S
+    from mlsysim.reference import ReferenceValues, display_values
     data = embedded(page)
+    assert [m["name"] for m in data["models"]] == list(S.SPACE.models)     # the choice space's models only
     for a in Hardware.Cloud:
         for p in a.precisions:
-            for m in Models.Language:
-                ctx = min(32_768, m.context_length)   # the book's context, or the model's shorter window
-                got = lookup(data, a.name, m.name, p)
-                rv = reference_values(a, m, weight_precision=p, context=ctx)
-                assert got == dataclasses.asdict(rv), (a.name, m.name, p)
-                entry = data["values"][a.name][p][m.name]
-                assert entry["shown"] == [shown_values(rv, a)[k] for k in SHOWN_KEYS]
+            for m in S.SPACE.models:
+                got = lookup(data, a.name, m, p)
+                assert got is not None, (a.name, m, p)
+                rv = ReferenceValues(**got)
+                entry = data["values"][a.name][p][m]
+                assert entry["shown"] == [display_values(rv, a)[k] for k in SHOWN_KEYS]
+
+
+def test_a_capped_context_changes_its_rows_labels(page):
+    data = embedded(page)
+    entry = data["values"]["H100"]["fp8"]["Llama2_7B"]
+    assert entry["context"] == 4096
+    labels = data["labels"]["4096"]
+    assert labels["kv_bytes_at_context"] == "Attention state at 4,096 tokens (the model's window)"
 
 
 def test_a100_has_no_fp8_and_is_marked_unavailable(page):

@@ -143,8 +143,9 @@ def test_with_its_node_the_new_accelerator_gets_per_node_values(tmp_path, untouc
     assert r.returncode == 0, r.stderr
     import json
     v = json.loads(r.stdout)
-    # the H100's values (the seed's): 48 resident 32k-token trajectories on eight of them
-    assert v["node"] == "H100_Copy_Node" and v["resident_trajectories"] == 48
+    # the H100's values, but not the reference choice: its node holds the 8-bit weights it serves, so
+    # floor((8 x 80 GiB - 70.6e9 x 1 byte - 20 GB) / (32,768 x 327,680 bytes)) = floor(596.6 / 10.74) = 55
+    assert v["node"] == "H100_Copy_Node" and v["resident_trajectories"] == 55 and v["pool_precision"] == "fp8"
 
 
 # ───────────────────────────── every malformed shape is a RegistryError (in process) ─────────────────────────────
@@ -317,7 +318,8 @@ def test_a_file_of_plain_fields_is_checked_the_same_way(tmp_path):
     ref = read_checked("reference.toml", SCHEMAS["reference"], DATA)
     assert {k: ref[k] for k in ("accelerator", "model", "weight_precision")} == {
         "accelerator": "H100", "model": "Llama3_1_70B", "weight_precision": "fp8"}  # the book's reference
-    assert set(ref) - {"accelerator", "model", "weight_precision"} <= {"inputs", "lecture"}  # the scenario's tables
+    assert set(ref) - {"accelerator", "model", "weight_precision"} <= {"inputs", "lecture", "choices",
+                                                                        "pool_weight_precision"}  # the scenario's
     data = data_copy(tmp_path, "reference.toml", 'accelerator = "H100"', 'acelerator = "H100"')
     with pytest.raises(RegistryError, match=re.escape(f"{data / 'reference.toml'}: acelerator: unknown field; "
                                                       "did you mean 'accelerator'?")):
@@ -326,7 +328,9 @@ def test_a_file_of_plain_fields_is_checked_the_same_way(tmp_path):
 
 @pytest.mark.parametrize("old, new, where, words", [
     ("batch = 64 ", 'batch = "x"', "inputs.batch", "expected a whole number, got 'x'"),
-    ("context = 32768 ", "context = 0", "inputs.context", "a finite number above 0, got 0"),
+    ("context = 32768 ", "context = 0", "inputs.context", "from 1 to 10,000,000 tokens, got 0"),
+    ("batch = 64 ", "batch = 1000000", "inputs.batch", "from 1 to 100,000 streams, got 1000000"),
+    ("kv_heads = 8 ", "kv_heads = 3", "lecture.kv_heads", "one of 1, 2, 4, 8, 16, 32, got 3"),
     ('kv_precision = "bf16"', 'kv_precision = "bf17"', "inputs.kv_precision", "unknown precision 'bf17'"),
     ("batch = 64 ", "batsh = 64", "inputs.batsh", "unknown field (known: inputs.kv_precision, inputs.context, inputs.batch)"),
     ('t_tool = "30 s"', 't_tool = "30 m"', "lecture.t_tool", "expected the task's tool time (all steps) in s"),
@@ -355,7 +359,7 @@ def test_load_registry_is_split_into_small_functions():
 # ───────────────────────────── CLI options ─────────────────────────────
 
 CONTEXT_RANGE = "expected a positive whole number of tokens (from 1 to the model's context window)"
-KV_RANGE = "a number above 0 and at most 8 (fp64)"  # fp64 is the widest precision: 8 bytes
+KV_RANGE = "from 0.5 (4-bit) to 8 (fp64)"  # the narrowest key/value precision offered, 4 bits; fp64, 8 bytes
 
 
 @pytest.mark.parametrize("option, value, words", [

@@ -162,7 +162,8 @@ def test_registry_choices_computed_live_are_the_builds_variants(en):
         if "error" in entry:
             assert last["result"]["error"] == entry["error"], key
             continue
-        expected = {attr: (v if v is not None else reference_text[attr]) for attr, v in zip(variants["attrs"], entry["v"])}
+        expected = {attr: (variants["values"][v] if v is not None else reference_text[attr])
+                    for attr, v in zip(variants["attrs"], entry["v"])}
         ref_only = set(last["result"]["reference_only"])
         assert ref_only and not ref_only & set(variants["attrs"]), key   # declared, and never in the page's data
         values = last["result"]["values"]

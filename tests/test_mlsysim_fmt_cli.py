@@ -79,7 +79,8 @@ def test_cli_other_pair_uses_that_accelerator():
 
 @pytest.mark.parametrize("args, needle", [
     (("reference", "-a", "H900"), "available: H100, H200"),
-    (("reference", "-a", "A100", "-p", "fp8"), "available precisions"),
+    (("reference", "-a", ""), "expected a registry name"),
+    (("reference", "-m", "Mistral_7B"), "is not offered"),
     (("reference", "--context", "-1"), "positive"),
     (("reference", "-m", "GPT5"), "available: Llama3_70B"),
     (("show", "nothing"), "available:"),
@@ -109,11 +110,43 @@ def test_cli_accepts_the_ends_of_each_range():
 
 
 def test_cli_prints_values_too_small_for_the_books_precision():
-    # Llama-2-13B, one token, keys and values at 0.001 byte: 2 x 40 layers x 40 heads x 128 x 0.001 = 409.6 bytes
-    # = 4.096e-7 GB, which two decimals would show as 0.00: the CLI shows as many decimals as it needs
-    r = _cli("reference", "-m", "Llama2_13B", "-p", "fp64", "--context", "1", "--kv-bytes", "0.001")
+    # Llama-2-13B, one token, keys and values at 0.5 byte (4-bit): 2 x 40 layers x 40 heads x 128 x 0.5 = 204,800
+    # bytes = 0.0002048 GB, which one decimal would show as 0.0: the CLI shows as many decimals as it needs
+    r = _cli("reference", "-m", "Llama2_13B", "-p", "fp64", "--context", "1", "--kv-bytes", "0.5")
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^KV bytes at 1 tokens +0\.0000004 GB$", r.stdout, re.M), r.stdout
+    assert re.search(r"^KV bytes at 1 token +0\.0002 GB$", r.stdout, re.M), r.stdout
+
+
+def test_cli_falls_back_to_the_nearest_precision_as_the_page_does_and_says_so():
+    # the A100 publishes no fp8 rate (accelerators.toml): its int8 is used, and the pool holds 8-bit weights
+    r = _cli("reference", "-a", "A100_80GB", "-p", "fp8")
+    assert r.returncode == 0, r.stderr
+    assert "int8 (NVIDIA A100 80GB SXM publishes no fp8 rate: int8 is used)" in r.stdout
+    # 8 x 80 GiB - 70.6e9 x 1 byte - 20 GB = 596.6 GB, 8-bit weights held
+    assert re.search(r"^Attention-state pool per node +596\.6 GB \(8-bit weights held, 20 GB reserve\)$", r.stdout, re.M)
+
+
+def test_cli_reserve_is_shown_and_settable():
+    # the reference's pool without the 20 GB reserve: 8 x 80 GiB - 70.6e9 x 2 bytes = 546.0 GB
+    r = _cli("reference", "--reserve", "0")
+    assert re.search(r"^Attention-state pool per node +546\.0 GB \(16-bit weights held, 0 GB reserve\)$", r.stdout, re.M), r.stdout
+    bad = _cli("reference", "--reserve", "-1")
+    assert bad.returncode == 2 and "--reserve" in bad.stderr and len(bad.stderr.splitlines()) == 1
+
+
+def test_every_subcommand_speaks_json_and_never_infinity():
+    import json
+    for args in (("list",), ("show", "H100"), ("show", "Mixtral_8x7B"), ("reference",), ("lecture",),
+                 ("calibrate", "-a", "MI300X")):
+        r = _cli(*args, "--json")
+        assert r.returncode == 0, (args, r.stderr)
+        json.loads(r.stdout, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+
+
+def test_lecture_values_carry_their_units():
+    r = _cli("lecture")
+    assert re.search(r"^Session KV +2\.147 GB$", r.stdout, re.M), r.stdout   # 16,384 x 131,072 bytes
+    assert re.search(r"^Sessions per card +29 sessions$", r.stdout, re.M)      # floor(62.5 GB / 2.147 GB)
 
 
 # ---- reference-only values (mlsysim.fmt.reference_only)

@@ -51,8 +51,8 @@ def test_figure_cells_and_variant_false_cells_are_left_out(tmp_path):
 
 def test_each_choice_computes_its_own_values_and_records_its_broken_claims(tmp_path):
     d, o = doc(tmp_path), opts(tmp_path)
-    h100 = one_choice(d, o, {"accelerator": "H100", "model": "Llama3_1_70B"}, "fp8")
-    b200 = one_choice(d, o, {"accelerator": "B200", "model": "Llama3_1_70B"}, "fp8")
+    h100 = one_choice(d, o, {"accelerator": "H100", "model": "Llama3_1_70B", "precision": "fp8"}, "fp8")
+    b200 = one_choice(d, o, {"accelerator": "B200", "model": "Llama3_1_70B", "precision": "fp8"}, "fp8")
     bw = Hardware.Cloud.B200.memory.bandwidth.to("TB/s").magnitude
     assert h100["values"]["R.bw_str"] == "3.35" and h100["failed"] == [] and h100["reference"] is True
     assert b200["values"]["R.bw_str"] == f"{bw:.2f}" and b200["values"]["R.name_str"] == Hardware.Cloud.B200.display_name
@@ -61,19 +61,19 @@ def test_each_choice_computes_its_own_values_and_records_its_broken_claims(tmp_p
 
 
 def test_a_choice_the_cells_cannot_compute_is_named_not_raised(tmp_path):
-    r = one_choice(doc(tmp_path), opts(tmp_path), {"accelerator": "NoSuchChip", "model": "Llama3_1_70B"}, "fp8")
+    r = one_choice(doc(tmp_path), opts(tmp_path), {"accelerator": "NoSuchChip", "model": "Llama3_1_70B", "precision": "fp8"}, "fp8")
     assert "error" in r and "NoSuchChip" in r["error"] and "values" not in r
 
 
 def test_the_page_data_keeps_only_what_differs_from_the_reference(tmp_path):
     d, o = doc(tmp_path), opts(tmp_path)
-    results = [one_choice(d, o, {"accelerator": a, "model": "Llama3_1_70B"}, "fp8") for a in ("H100", "B200")]
+    results = [one_choice(d, o, {"accelerator": a, "model": "Llama3_1_70B", "precision": "fp8"}, "fp8") for a in ("H100", "B200")]
     guard_map = [{"file": "ch.qmd", "line": results[1]["failed"][0]["line"], "protects": ["R.bw_str"]}]
     data = compact(results, {"R.bw_str": "3.35", "R.name_str": Hardware.Cloud.H100.display_name}, guard_map)
     assert data["attrs"] == ["R.bw_str", "R.name_str"] and data["reference"]["accelerator"] == "H100"
-    assert data["choices"]["H100|Llama3_1_70B"]["v"] == [None, None]
-    b = data["choices"]["B200|Llama3_1_70B"]
-    assert b["v"][1] == Hardware.Cloud.B200.display_name and b["failed"][0]["protects"] == ["R.bw_str"]
+    assert data["choices"]["H100|Llama3_1_70B|fp8"]["v"] == [None, None]
+    b = data["choices"]["B200|Llama3_1_70B|fp8"]
+    assert data["values"][b["v"][1]] == Hardware.Cloud.B200.display_name and b["failed"][0]["protects"] == ["R.bw_str"]
 
 
 REF_ONLY = """# Sizes
@@ -95,10 +95,10 @@ def test_a_reference_only_value_is_never_swapped_and_may_not_follow_the_choice(t
     from bookbuild.book.variants import ReferenceOnlyError
     (tmp_path / "s.qmd").write_text(REF_ONLY, encoding="utf-8")
     d, o = parse("s.qmd", tmp_path), opts(tmp_path)
-    results = [one_choice(d, o, {"accelerator": "H100", "model": m}, "fp8") for m in ("Llama3_1_70B", "Llama3_8B")]
+    results = [one_choice(d, o, {"accelerator": "H100", "model": m, "precision": "fp8"}, "fp8") for m in ("Llama3_1_70B", "Llama3_8B")]
     assert results[1]["reference_only"] == ["S.honest_str", "S.leaky_str"]
     reference = {"S.honest_str": "80", "S.leaky_str": "80"}
-    with pytest.raises(ReferenceOnlyError, match=r"S.leaky_str is declared reference-only .* reads '32' for H100 / Llama3_8B"):
+    with pytest.raises(ReferenceOnlyError, match=r"S.leaky_str is declared reference-only .* reads '32' for H100\|Llama3_8B\|fp8"):
         compact(results, reference)
     for r in results:
         del r["values"]["S.leaky_str"]

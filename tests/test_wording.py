@@ -16,10 +16,20 @@ def test_a_choice_is_named_by_its_display_name():
     assert en.accelerator == "the " + sc.accelerator.display_name and en.model == "Llama-3.1-405B"
     assert en.configuration == f"the {sc.accelerator.display_name} with Llama-3.1-405B"
     assert "MI300X" in zh.accelerator and "(" not in zh.accelerator and "," not in zh.accelerator
-    # only the model chosen: the accelerator is still the reference's
+    # only the model chosen: the accelerator is the reference's entry, but every value beside it is computed for
+    # another configuration, so "the reference" is said of nothing (tests/test_every_reader.py)
     only_model = from_choice({"model": "Llama3_405B"})
-    assert names(only_model, "en").accelerator == "the reference accelerator"
-    assert names(only_model, "en").configuration != "the reference configuration"
+    assert names(only_model, "en").accelerator == "the NVIDIA H100 SXM5 80GB"
+    assert "reference" not in names(only_model, "en").configuration
+
+
+def test_a_live_input_names_the_reader_s_accelerator_as_theirs():
+    sc = from_choice({"bandwidth": 6})
+    assert names(sc, "en").accelerator == "your NVIDIA H100 SXM5 80GB"
+    assert names(sc, "zh").accelerator == "你设定的 NVIDIA H100 SXM5 80GB"
+    assert names(sc, "en").node == "the NVIDIA DGX H100 with your accelerator's values"
+    context_only = from_choice({"context": 65_536})   # the hardware is the registry's: no "your"
+    assert names(context_only, "en").accelerator == "the NVIDIA H100 SXM5 80GB"
 
 
 def test_chinese_clauses_are_spaced_between_chinese_and_latin():
@@ -27,5 +37,6 @@ def test_chinese_clauses_are_spaced_between_chinese_and_latin():
     assert cjk_spaced("在参考配置下") == "在参考配置下"
     assert cjk_spaced("（HGX B200，1000 W）") == "（HGX B200，1000 W）"   # full-width marks take no space
     sc = from_choice({"accelerator": "B200"})
-    assert clause("对{model}而言", names(sc, "zh"), "zh") == "对参考模型而言"
+    assert clause("对{model}而言", names(sc, "zh"), "zh") == "对 Llama-3.1-70B 而言"
+    assert clause("对{model}而言", names(from_choice(None), "zh"), "zh") == "对参考模型而言"
     assert clause("在{configuration}下", names(sc, "zh"), "zh").startswith("在 NVIDIA B200")

@@ -46,7 +46,7 @@ from typing import Any
 MAX_STEPS = 8
 MAX_INPUTS = 12
 #: expressions, notes and text values longer than this are cut with an ellipsis
-MAX_TEXT = 200
+MAX_TEXT = 400
 
 NAMES_FILE = Path(__file__).with_name("provenance_names.toml")
 

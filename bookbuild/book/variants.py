@@ -201,8 +201,8 @@ def check_reference_only(results: list[dict[str, Any]], reference: dict[str, str
 def compact(results: list[dict[str, Any]], reference: dict[str, str],
             guard_map: list[dict] | None = None, provenance: dict[str, dict] | None = None,
             excluded: dict[str, dict] | None = None) -> dict[str, Any]:
-    """The page's data: attribute names once, each choice's values as a list (null where equal to the
-    reference text, which the page already shows), failed guards with the ``*_str`` they protect
+    """The page's data: attribute names once, each choice's values as a list of indices into ``values``, the
+    texts the choices share (null where equal to the reference text, which the page already shows), failed guards with the ``*_str`` they protect
     (``guard_map``: :func:`.provenance.guard_targets` of the reference run), errors; and the
     accelerators and models to offer, with their names as the registry displays them.
 
@@ -234,6 +234,10 @@ def compact(results: list[dict[str, Any]], reference: dict[str, str],
     if provenance and any("explain" in r for r in results):
         from .provenance import pack, pack_choices
         out["explain"], patches = pack_choices(pack(provenance), [r.get("explain") for r in results], ref_only)
+    table: dict[str, int] = {}   # every value text once: a choice's values are indices into V.values
+
+    def index(v: str | None) -> int | None:
+        return None if v is None else table.setdefault(v, len(table))
     for r, patch in zip(results, patches):
         entry: dict[str, Any] = {k: r[k] for k in ("accelerator", "model", "node", "precision", "pool", "bits", "note")
                                  if k in r}
@@ -241,7 +245,7 @@ def compact(results: list[dict[str, Any]], reference: dict[str, str],
             entry["error"] = r["error"]
         else:
             vals = r["values"]
-            entry["v"] = [None if vals.get(a) == reference.get(a) else vals.get(a) for a in attrs]
+            entry["v"] = [None if vals.get(a) == reference.get(a) else index(vals.get(a)) for a in attrs]
             if r["failed"]:
                 entry["failed"] = [dict(f, protects=protects.get((f["file"], f["line"]), [])) for f in r["failed"]]
             if patch is not None:
@@ -249,4 +253,5 @@ def compact(results: list[dict[str, Any]], reference: dict[str, str],
                 if patch["xu"]:
                     entry["xu"] = patch["xu"]
         out["choices"][key(r["choice"])] = entry
+    out["values"] = list(table)
     return out

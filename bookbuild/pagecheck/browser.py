@@ -348,10 +348,11 @@ SWEEP = r"""
 (opts) => {
   const V = window.MLSYSIM_PAGE && window.MLSYSIM_PAGE.variants, out = [];
   const selA = document.getElementById('mlsysim-choice-accelerator'), selM = document.getElementById('mlsysim-choice-model');
-  if (!V || !selA || !selM) return [{key: null, what: "the reader's choice is missing"}];
+  const selP = document.getElementById('mlsysim-choice-precision');
+  if (!V || !selA || !selM || !selP) return [{key: null, what: "the reader's choice is missing"}];
   const lang = window.MLSYSIM_PAGE.lang, idx = {};
   V.attrs.forEach((k, i) => { idx[k] = i; });
-  const refKey = V.reference.accelerator + '|' + V.reference.model;
+  const refKey = V.reference.accelerator + '|' + V.reference.model + '|' + V.reference.precision;
   const spans = Array.from(document.querySelectorAll('article .mlsysim-v'));
   const status = () => (document.querySelector('#mlsysim-choice .mc-status') || {}).innerText || '';
   const labels = [].concat(V.accelerators.map(a => a.label), V.models.map(m => m.label));
@@ -366,15 +367,15 @@ SWEEP = r"""
   let previous = document.documentElement.getAttribute('data-mlsysim-choice');
   const keys = opts.keys || Object.keys(V.choices);
   for (const key of keys) {
-    const c = V.choices[key], [a, m] = key.split('|');
-    selA.value = a; selM.value = m;
+    const c = V.choices[key], [a, m, p] = key.split('|');
+    selA.value = a; selM.value = m; selP.value = p;
     selM.dispatchEvent(new Event('change', {bubbles: true}));
     const problems = [], shownChoice = document.documentElement.getAttribute('data-mlsysim-choice');
     const st = status();
     if (c.error) {
       if (!document.querySelector('#mlsysim-choice .mcs-error')) problems.push('a choice that cannot be computed is not said so');
       /* the page moves to a choice it can compute (the model kept, another accelerator) and the selects follow */
-      const sel = selA.value + '|' + selM.value, shownKey = shownChoice === 'reference' ? refKey : shownChoice;
+      const sel = selA.value + '|' + selM.value + '|' + selP.value, shownKey = shownChoice === 'reference' ? refKey : shownChoice;
       if (sel !== shownKey) problems.push('the selects show ' + sel + ' while the page shows ' + shownKey);
       if (V.choices[shownKey] && V.choices[shownKey].error) problems.push('the page shows a choice it cannot compute');
       previous = shownChoice;
@@ -387,7 +388,7 @@ SWEEP = r"""
       let wrong = 0, first = '';
       for (const s of spans) {
         const i = idx[s.getAttribute('data-attr')];
-        const v = (key !== refKey && i !== undefined && c.v) ? c.v[i] : null;
+        const v = (key !== refKey && i !== undefined && c.v && c.v[i] !== null) ? V.values[c.v[i]] : null;
         const expect = (v === null || v === undefined) ? s.getAttribute('data-ref') : v;
         if (s.textContent !== expect) { wrong++; if (!first) first = s.getAttribute('data-attr') + ' shows ' + s.textContent + ', not ' + expect; }
       }
@@ -436,12 +437,13 @@ def choice_keys(tab: Tab) -> dict:
         const ok = keys.filter(k => !V.choices[k].error);
         ok.sort((a, b) => (V.choices[b].failed || []).length - (V.choices[a].failed || []).length);
         return {keys: keys, broken: ok[0] || null, error: keys.find(k => V.choices[k].error) || null,
-                reference: V.reference.accelerator + '|' + V.reference.model}; }""")
+                reference: V.reference.accelerator + '|' + V.reference.model + '|' + V.reference.precision}; }""")
 
 
 def set_choice(tab: Tab, key: str) -> None:
-    tab.js("""k => { const [a, m] = k.split('|'); const A = document.getElementById('mlsysim-choice-accelerator'),
-        M = document.getElementById('mlsysim-choice-model'); A.value = a; M.value = m;
+    tab.js("""k => { const [a, m, p] = k.split('|'); const A = document.getElementById('mlsysim-choice-accelerator'),
+        M = document.getElementById('mlsysim-choice-model'), P = document.getElementById('mlsysim-choice-precision');
+        A.value = a; M.value = m; P.value = p;
         M.dispatchEvent(new Event('change', {bubbles: true})); }""", key)
 
 

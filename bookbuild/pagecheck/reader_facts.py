@@ -36,7 +36,7 @@ PAGE_FACTS = r"""() => {
   const downloads = Array.from(document.querySelectorAll('a[href]')).map(a => a.href)
     .filter(h => /\.(pdf|epub)$/i.test(h));
   return {plots: plots.length, drawn: drawn, sub: sub, bar: bar, choices: V ? Object.keys(V.choices).length : 0,
-          keys: V ? Object.keys(V.choices).sort() : [], reference: V ? V.reference.accelerator + '|' + V.reference.model : null,
+          keys: V ? Object.keys(V.choices).sort() : [], reference: V ? V.reference.accelerator + '|' + V.reference.model + '|' + V.reference.precision : null,
           errors: V ? Object.keys(V.choices).filter(k => V.choices[k].error).sort() : [],
           lang: lang, downloads: Array.from(new Set(downloads)).sort()};
 }"""

@@ -154,10 +154,12 @@ def keep_discard_break_even_session(context_tokens, t_prefill_per_token, session
 
 @equation(None, name_en="fate of a stalled session (the stall policy)", name_zh="停顿会话的处置（停顿策略）")
 def stall_fate(stall, t_swap, t_star, pcie_contended: bool = False) -> str:
-    """The stall policy (tbl-lec19-policy): keep below T_swap; swap between; past T* swap, or discard if PCIe is contended."""
+    """The stall policy (tbl-lec19-policy): keep below T_swap; swap between; past T* swap, or discard if PCIe is
+    contended. On a link so slow that the round trip T_swap reaches T*, the swap row closes: keep up to T*,
+    discard past it."""
     s, a, b = _sec(stall, "stall"), _sec(t_swap, "t_swap"), _sec(t_star, "t_star")
     if not a < b:
-        raise ValueError(f"the policy needs T_swap < T*, got {a:~} and {b:~}")
+        return "keep" if s <= b else "discard"
     if s < a:
         return "keep"
     if s <= b or not pcie_contended:

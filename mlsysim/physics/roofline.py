@@ -108,7 +108,8 @@ def weights_read(params, active_params, experts, experts_per_token, batch):
     return na + (n - na) * (touched - k) / (e - k)
 
 
-@equation("t_step(B) ≈ max(N_read(B) b / β, 2 N_a B / π)", name_en="batched decode step time",
+@equation("t_step(B) ≈ max(N b / β, 2 N B / π), N_read(B) and N_a in place of N for a mixture of experts",
+          name_en="batched decode step time",
           name_zh="批处理解码步骤的耗时", unit="s", ref="eq-appdx-batched-step")
 def batched_step_time(params, bytes_per_param, bandwidth, peak, batch, *, active_params=None, read_params=None):
     """t_step(B) ≈ max(N_read(B) b / β, 2 N_a B / π) (eq-appdx-batched-step), attention state ignored; for a

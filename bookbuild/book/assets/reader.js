@@ -187,6 +187,8 @@
     if (/is not offered/.test(String(err))) return T("not_offered_reason");
     return T("uncomputable");
   }
+  /* why a registry model is not offered (mlsysim/choice_space.py NOT_OFFERED), in the page's language */
+  function whyNot(o) { return o.why === "sliding_window" ? T("not_offered_sliding_window", o) : T("not_offered_reason"); }
   function choiceText(c) { return T("choice", { accelerator: c.accelerator, model: c.model, bits: c.bits ? T("bits", { bits: c.bits }) : (c.precision || "") }); }
 
   function clearMarks() {
@@ -343,7 +345,7 @@
     spans.forEach(function (s) {
       var i = idx[s.getAttribute("data-attr")];
       var v = isRef ? null : c.values ? (c.values.hasOwnProperty(s.getAttribute("data-attr")) ? c.values[s.getAttribute("data-attr")] : null)
-        : (i !== undefined && c.v) ? c.v[i] : null;
+        : (i !== undefined && c.v && c.v[i] !== null) ? V.values[c.v[i]] : null;
       var ref = s.getAttribute("data-ref");
       if (v === null || v === undefined) { s.textContent = ref; s.classList.remove("mlsysim-v-changed"); }
       else { s.textContent = v; s.classList.toggle("mlsysim-v-changed", v !== ref); }
@@ -351,8 +353,8 @@
     current = isRef ? null : key;
     currentLabel = label;
     EXPL = isRef ? null : choiceExplanations(c);
-    if (c.node != null) lines.unshift({ cls: "mcs-info", text: T(c.pool && c.pool !== c.precision ? "node_line_pool" : "node_line",
-                                                                  { node: c.node, precision: c.precision, pool: c.pool }) });
+    var nv = { node: c.node, precision: c.precision, pool: c.pool };
+    if (c.node != null) lines.unshift({ cls: "mcs-info", text: c.pool && c.pool !== c.precision ? T("node_line_pool", nv) : T("node_line", nv) });
     if (c.note) lines.push({ cls: "mcs-note", text: T("note", { note: translateNote(c.note) }) });
     var broken = isRef ? 0 : markClaims(c);
     if (broken) lines.push({ cls: "mcs-broken", text: N("broken", broken) });
@@ -414,7 +416,7 @@
     box.appendChild(row);
     if ((V.not_offered || []).length) {   /* registry models the appendix's equations do not cover: said once */
       box.appendChild(el("p", "mc-not-offered", T("not_offered", {
-        models: V.not_offered.map(function (o) { return T("not_offered_" + o.why, o); }).join(T("sentence_space")) })));
+        models: V.not_offered.map(whyNot).join(T("sentence_space")) })));
     }
     statusArea(box);
 
@@ -470,7 +472,7 @@
     var a = params.get("accelerator"), m = params.get("model"), p = params.get("precision"), extra = [];
     var gone = (V.not_offered || []).filter(function (o) { return o.name === m; })[0];
     if (a && !labelOf(V.accelerators, a)) { extra.push({ cls: "mcs-note", text: T("unknown_accelerator", { value: a }) }); a = null; }
-    if (gone) { extra.push({ cls: "mcs-note", text: T("not_offered_" + gone.why, gone) }); m = null; }
+    if (gone) { extra.push({ cls: "mcs-note", text: whyNot(gone) }); m = null; }
     else if (m && !labelOf(V.models, m)) { extra.push({ cls: "mcs-note", text: T("unknown_model", { value: m }) }); m = null; }
     if (p && !(V.precisions || []).some(function (o) { return o.name === p; })) {
       extra.push({ cls: "mcs-note", text: T("unknown_precision", { value: p }) }); p = null;
