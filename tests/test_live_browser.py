@@ -152,13 +152,13 @@ def test_registry_choices_computed_live_are_the_builds_variants(en):
     reference_text = en.evaluate("""() => { const o = {}; document.querySelectorAll('.mlsysim-v[data-ref]')
         .forEach(s => o[s.dataset.attr] = s.dataset.ref); return o; }""")
     keys = sorted(variants["choices"])
-    sample = keys[::7] + ["B200|Llama3_3_70B"]
+    sample = keys[::13] + ["B200|Llama3_3_70B|fp8", "H100|Mixtral_8x7B|bf16"]
     assert len(sample) >= 10
     at_reference = compute(en, dict(variants["reference"]))["result"]["values"]
     for key in sample:
         entry = variants["choices"][key]
-        a, m = key.split("|")
-        last = compute(en, {"accelerator": a, "model": m})
+        a, m, p = key.split("|")
+        last = compute(en, {"accelerator": a, "model": m, "precision": p})
         if "error" in entry:
             assert last["result"]["error"] == entry["error"], key
             continue

@@ -159,16 +159,16 @@ def test_the_prose_names_the_chosen_accelerator(open_page, path, reference, chos
 
 
 def test_an_impossible_choice_leaves_the_selects_on_what_the_page_shows(open_page):
-    page = open_page(EN)
+    page = open_page(EN, "?precision=bf16")
     # Llama-3.1-405B at 16 bits is 810 GB: more than 8 x 80 GiB = 687 GB, so H100's node pool cannot hold it;
-    # the model just chosen keeps it, on the first accelerator whose node can
+    # at 8 bits (405 GB) it can: the page moves to the other weight precision first, and the selects follow
     page.select_option("#mlsysim-choice-model", "Llama3_405B")
-    shown = _shown(page)
-    assert shown.endswith("|Llama3_405B") and shown != "H100|Llama3_405B"
-    assert page.input_value("#mlsysim-choice-accelerator") == shown.split("|")[0]
-    assert page.input_value("#mlsysim-choice-model") == "Llama3_405B"
+    assert _shown(page) == "H100|Llama3_405B|fp8"
+    assert [page.input_value(f"#mlsysim-choice-{k}") for k in ("accelerator", "model", "precision")] == \
+        ["H100", "Llama3_405B", "fp8"]
     status = page.locator("#mlsysim-choice .mc-status").inner_text()
-    assert "16-bit weights" in status and "Error" not in status, status
+    assert "cannot be computed" in status and "do not fit" in status and "instead" in status, status
+    assert "Error" not in status, status
 
 
 def test_every_accelerator_gives_printable_numbers(open_page):
@@ -177,12 +177,13 @@ def test_every_accelerator_gives_printable_numbers(open_page):
     ref_model = variants["reference"]["model"]
     models = [m["name"] for m in variants["models"]]
     for acc in (a["name"] for a in variants["accelerators"]):
-        fits = [m for m in [ref_model] + models if "error" not in variants["choices"][f"{acc}|{m}"]]
+        prec = variants["reference"]["precision"]
+        fits = [m for m in [ref_model] + models if "error" not in variants["choices"][f"{acc}|{m}|{prec}"]]
         assert fits, f"no model fits {acc}"
         page.select_option("#mlsysim-choice-accelerator", acc)
         page.select_option("#mlsysim-choice-model", fits[0])
         applied = page.get_attribute("html", "data-mlsysim-choice")
-        assert applied in (f"{acc}|{fits[0]}", "reference"), applied
+        assert applied in (f"{acc}|{fits[0]}|{prec}", "reference"), applied
         texts = page.eval_on_selector_all(".mlsysim-v", "els => els.map(e => e.textContent.trim())")
         assert len(texts) > 50
         bad = [t for t in texts if t.lower() in BAD_TEXT or "nan" in t.lower().split() or "undefined" in t]
@@ -193,27 +194,29 @@ def _shown(page) -> str:
     """The choice the page shows, as the selects' key."""
     got = page.get_attribute("html", "data-mlsysim-choice")
     return page.evaluate("window.MLSYSIM_PAGE.variants.reference.accelerator + '|' + "
-                         "window.MLSYSIM_PAGE.variants.reference.model") if got == "reference" else got
+                         "window.MLSYSIM_PAGE.variants.reference.model + '|' + "
+                         "window.MLSYSIM_PAGE.variants.reference.precision") if got == "reference" else got
 
 
 def test_a_choice_that_cannot_be_computed_moves_to_one_that_can_and_says_so(open_page):
-    # Llama-3.1-70B at 16 bits is 141 GB of weights; a TPU v5e host holds 8 x 16 GB = 128 GB,
-    # less than the weights plus the runtime reserve the appendix assumes per node
-    page = open_page(EN, "?accelerator=TPUv5e")
+    # Llama-3.1-405B at 8 bits is 405 GB of weights; a TPU v5e host holds 8 x 16 GiB = 137 GB: at no precision
+    # does it fit, so the model just chosen keeps its precision and moves to the first accelerator that holds it
+    page = open_page(EN, "?accelerator=TPUv5e&model=Llama3_405B")
     status = page.inner_text("#mlsysim-choice .mc-status")
     assert "cannot be computed" in status and "do not fit" in status and "instead" in status, status
     shown = _shown(page)
-    assert shown.startswith("TPUv5e|") and shown != "TPUv5e|Llama3_1_70B"
-    assert f"{page.input_value('#mlsysim-choice-accelerator')}|{page.input_value('#mlsysim-choice-model')}" == shown
+    assert shown.endswith("|Llama3_405B|fp8") and not shown.startswith("TPUv5e|")
+    assert "|".join(page.input_value(f"#mlsysim-choice-{k}") for k in ("accelerator", "model", "precision")) == shown
     assert "error" not in page.evaluate("k => window.MLSYSIM_PAGE.variants.choices[k]", shown)
+    page.select_option("#mlsysim-choice-accelerator", "TPUv5e")
     page.select_option("#mlsysim-choice-model", "Llama3_8B")
-    assert _shown(page) == "TPUv5e|Llama3_8B"
+    assert _shown(page) == "TPUv5e|Llama3_8B|fp8"
     assert "int8" in page.inner_text("#mlsysim-choice .mc-status")            # no fp8 rate: says what is used
-    page.select_option("#mlsysim-choice-model", "Llama3_1_70B")                # the model moves the accelerator
-    shown = _shown(page)
-    assert shown.endswith("|Llama3_1_70B") and not shown.startswith("TPUv5e")
-    assert page.input_value("#mlsysim-choice-accelerator") == shown.split("|")[0]
-    zh = open_page(ZH, "?accelerator=TPUv5e&model=Llama3_1_70B")
+    # Llama-3.1-70B at 16 bits (141 GB and a 20 GB reserve) does not fit the 137 GB either; at 8 bits it does
+    page.select_option("#mlsysim-choice-precision", "bf16")
+    page.select_option("#mlsysim-choice-model", "Llama3_1_70B")
+    assert _shown(page) == "TPUv5e|Llama3_1_70B|fp8"
+    zh = open_page(ZH, "?accelerator=TPUv5e&model=Llama3_1_70B&precision=bf16")
     zstatus = zh.inner_text("#mlsysim-choice .mc-status")
     assert "无法为此选择计算" in zstatus and "放不进" in zstatus and ", " not in zstatus, zstatus
     zh2 = open_page(ZH, "?accelerator=TPUv5p")
@@ -224,7 +227,7 @@ def test_unknown_names_in_the_address_are_ignored_with_a_note(open_page):
     page = open_page(EN, "?accelerator=H900&model=Llama3_8B")
     assert "H900" in page.inner_text("#mlsysim-choice .mc-status")
     assert page.input_value("#mlsysim-choice-accelerator") == "H100"
-    assert page.get_attribute("html", "data-mlsysim-choice") == "H100|Llama3_8B"
+    assert page.get_attribute("html", "data-mlsysim-choice") == "H100|Llama3_8B|fp8"
 
 
 def test_figures_say_they_show_the_reference(open_page):
@@ -279,7 +282,7 @@ def test_keyboard_only(open_page):
     tab_until("#mlsysim-choice-accelerator")
     page.keyboard.press("ArrowDown")                                   # H100 -> the next accelerator
     assert page.input_value("#mlsysim-choice-accelerator") == "H200"
-    assert page.get_attribute("html", "data-mlsysim-choice") == "H200|Llama3_1_70B"
+    assert page.get_attribute("html", "data-mlsysim-choice") == "H200|Llama3_1_70B|fp8"
     assert "accelerator=H200" in page.url
     tab_until(".mlsysim-v")
     focused = page.evaluate("document.activeElement.dataset.attr")
