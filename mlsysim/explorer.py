@@ -199,7 +199,7 @@ def _explorer_data(lang: str, *, context: int) -> dict:
             values[a.name][p] = {}
             for m in models:
                 # the scenario of this choice: its pool precision, the context capped at the model's window
-                sc = scenario(a.name, m.name, p, context=context)
+                sc = scenario(a.name, m.name, p, context=context, cap_context=True)
                 rv = scenario_values(sc, kv_bytes=KV_BYTES)
                 raw = dataclasses.asdict(rv)
                 sv = shown_values(rv, a, lang)
@@ -376,7 +376,7 @@ def static_table_markdown(lang: str | None = None, model=None, *, context: int =
     head = t["table_headers"]
     lines = ["| " + " | ".join(head) + " |", "|:--|:--|" + "--:|" * (len(head) - 2)]
     for a in Hardware.Cloud:
-        sc = scenario(a.name, m.name, DEFAULT_SELECTION["precision"], context=context)
+        sc = scenario(a.name, m.name, DEFAULT_SELECTION["precision"], context=context, cap_context=True)
         p = sc.weight_precision
         rv = scenario_values(sc)
         s = shown_values(rv, a, lang)

@@ -402,8 +402,12 @@ def _lecture_inputs(free: Mapping[str, Any]) -> LectureInputs:
 
 
 def scenario(accelerator: str | None = None, model: str | None = None, precision: str | None = None,
-             **free: Any) -> Scenario:
-    """A scenario from registry names (the reference's where a name is not given) and free inputs."""
+             *, cap_context: bool = False, **free: Any) -> Scenario:
+    """A scenario from registry names (the reference's where a name is not given) and free inputs.
+
+    A ``context`` beyond the model's window is refused (a reader asked for it), unless ``cap_context``
+    (a sweep of every model at one context, as the explorer is) caps it at the window as the book's own
+    context is capped; ``Scenario.context_capped`` then says so."""
     unknown = sorted(set(free) - set(FREE))
     if unknown:
         raise UnknownEntryError(f"unknown input {', '.join(unknown)}; a choice may name {', '.join(CHOICE_KEYS)}")
@@ -429,7 +433,10 @@ def scenario(accelerator: str | None = None, model: str | None = None, precision
           else str(INPUTS.get("kv_precision", "bf16")))
     ctx = FREE["context"]
     wanted_ctx = _whole(ctx, free["context"]) if "context" in free else int(INPUTS.get("context", 32_768))
-    context = min(wanted_ctx, m.context_length) if m.context_length else wanted_ctx   # the window caps it
+    if "context" in free and not cap_context and m.context_length and wanted_ctx > m.context_length:
+        raise InputError(f"context: {wanted_ctx:,} tokens exceeds {m.display_name}'s context window of "
+                         f"{m.context_length:,} tokens")
+    context = min(wanted_ctx, m.context_length) if m.context_length else wanted_ctx   # the book's: capped
     batch = _whole(FREE["batch"], free["batch"]) if "batch" in free else int(INPUTS.get("batch", 64))
     return Scenario(a, m, node, used, want, kv_precision=kv, context=context, batch=batch,
                     lecture=_lecture_inputs(free), free=MappingProxyType(dict(free)), context_wanted=wanted_ctx)

@@ -94,8 +94,11 @@ def cli(*args: str) -> dict:
     return json.loads(r.stdout)
 
 
-def as_printed(v: dict) -> dict[str, str]:
+def as_printed(v: dict, lang: str = "en") -> dict[str, str]:
     """The appendix's ServingRef strings for the CLI's SI values, formatted as the cell prints them."""
+    capped = v["context_wanted"] > v["context"]
+    tokens = (f"{fmt_int(v['context'])} tokens" + (" (the model's window)" if capped else "") if lang == "en"
+              else f"{fmt_int(v['context'])} 个词元" + ("（模型窗口）" if capped else ""))
     return {"ServingRef.bw_str": fmt(v["bandwidth_bytes_per_s"] / 1e12, 2),
             "ServingRef.peak_str": fmt_int(v["peak_flop_per_s"] / 1e12),
             "ServingRef.ridge_str": fmt_int(v["ridge_flop_per_byte"]),
@@ -107,7 +110,7 @@ def as_printed(v: dict) -> dict[str, str]:
             "ServingRef.kv_agent_str": fmt(v["kv_bytes_at_context"] / 1e9, 1),
             "ServingRef.pool_str": fmt(v["node_kv_pool_bytes"] / 1e9, 1),
             "ServingRef.conc_agent_str": fmt_int(v["resident_trajectories"]),
-            "ServingRef.s_agent_str": fmt_int(v["context"])}
+            "ServingRef.s_agent_tokens_str": tokens}
 
 
 @pytest.fixture(scope="module")
@@ -178,15 +181,27 @@ def test_registry_choices_computed_live_are_the_builds_variants(en):
     assert en.outside == [] and en.errors == []
 
 
-def test_broken_claims_are_marked_as_the_static_choice_marks_them(en):
-    static = en.evaluate("""() => {    // the static choice, applied synchronously by reader.js's change handler
-        const a = document.getElementById('mlsysim-choice-accelerator'), m = document.getElementById('mlsysim-choice-model');
-        a.value = 'B200'; a.dispatchEvent(new Event('change')); m.value = 'Llama2_70B'; m.dispatchEvent(new Event('change'));
-        return Array.from(document.querySelectorAll('.mlsysim-claim-marker')).map(m => m.textContent); }""")
-    # Llama-2-70B's 4,096-token window breaks the claim that a 32,768-token trajectory fits it
-    compute(en, {"accelerator": "B200", "model": "Llama2_70B"})
-    live = en.evaluate("Array.from(document.querySelectorAll('.mlsysim-claim-marker')).map(m => m.textContent)")
-    assert static and live == static
+def test_a_live_input_that_breaks_a_claim_is_marked_after_its_sentence(en, rendered_book):
+    """No registry choice breaks a claim; a live input can. At 100 TB/s the H100's decode/prefill ratio is
+    π·b/(2β) = 989.4 TFLOP/s × 2 B / (2 × 100 TB/s) ≈ 10 (16-bit weights), not "two orders of magnitude" (serving-ref.qmd's
+    check): the page says so once, after the sentence that quotes the ratio, and takes it back."""
+    last = compute(en, {"accelerator": "H100", "model": "Llama3_1_70B", "bandwidth": "100"})
+    failed = last["result"]["failed"]
+    assert [g["message"].split(" (")[0] for g in failed] == \
+        ["An output token costs two orders of magnitude more time than a prompt token",   # π·b/(2β) ≈ 10
+         "Single-stream decode uses under one percent of the ridge"], failed               # 1 / ridge(π/β ≈ 9.9)
+    assert last["result"]["values"]["ServingRef.ratio_str"] == "10"
+    markers = en.evaluate("""() => Array.from(document.querySelectorAll('.mlsysim-claim-marker')).map(m =>
+        ({text: m.textContent, role: m.getAttribute('role'), attrs: Array.from(m.closest('p, li, dd')
+          .querySelectorAll('.mlsysim-v')).map(s => s.dataset.attr)}))""")
+    assert [m["text"] for m in markers] == ["⚠ " + g["message"] for g in failed], markers   # one each, in order
+    live = json.loads((rendered_book / EN.replace(".html", ".live.json")).read_text(encoding="utf-8"))
+    protects = {(p["file"], p["line"]): set(p["protects"]) for p in live["protects"]}   # the build's guard map
+    assert protects[failed[0]["file"], failed[0]["line"]] >= {"ServingRef.ratio_str"}
+    for m, g in zip(markers, failed):
+        assert m["role"] == "note" and set(m["attrs"]) & protects[g["file"], g["line"]], (m, g)   # after its sentence
+    compute(en, {"accelerator": "H100", "model": "Llama3_1_70B", "bandwidth": "6"})
+    assert en.evaluate("document.querySelectorAll('.mlsysim-claim-marker').length") == 0
 
 
 def test_free_values_are_the_clis(en):
@@ -206,7 +221,8 @@ def test_free_values_are_the_clis(en):
 
 def test_invalid_input_gets_a_plain_message(en):
     last = compute(en, {"accelerator": "H100", "model": "Llama3_1_70B", "bandwidth": "-1"})
-    assert last["invalid"].startswith("bandwidth: ") and "above 0" in last["invalid"]
+    assert last["invalid"] == ("bandwidth: expected the accelerator's memory bandwidth in TB/s, "
+                              "from 0.01 to 100 TB/s, got '-1'")   # the CLI's words (mlsysim.scenario.FREE)
     text = en.inner_text("#mlsysim-choice")
     assert "bandwidth: " in text and "Traceback" not in text
 
@@ -225,12 +241,14 @@ def test_figures_are_redrawn_for_the_choice(en):
 
 def test_the_address_opens_a_scenario_in_both_languages(context, server, en):
     """The issue's address: the H100 with a 6 TB/s memory, in prose, tables and figures, in both books."""
-    want = as_printed(cli("-a", "H100", "--bandwidth", "6"))
+    v = cli("-a", "H100", "--bandwidth", "6")
+    want = as_printed(v)
     assert {k: en.opened_with[k] for k in want} == want       # what the address opened, before any other test
     compute(en, {"accelerator": "H100", "model": "Llama3_1_70B", "bandwidth": "6"})
     zh = open_page(context, server, ZH + "?live=1&accelerator=H100&bandwidth=6")
     assert zh.evaluate("window.MLSYSIM_LIVE.timings.restored") is True   # from the English page's snapshot
-    for page in (en, zh):
+    for page, lang in ((en, "en"), (zh, "zh")):
+        want = as_printed(v, lang)
         shown = spans(page)
         assert {k: set(shown[k]) for k in want if k in shown} == {k: {v} for k, v in want.items() if k in shown}
         assert {"ServingRef.ridge_str", "ServingRef.t_dec_val_str", "ServingRef.bw_str"} <= set(shown)
