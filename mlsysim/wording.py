@@ -76,6 +76,17 @@ def cjk_spaced(text: str) -> str:
     return re.sub(f"({_LATIN})({_CJK})", r"\1 \2", text)
 
 
+def cjk_inline(text: str, lang: str | None = None) -> str:
+    """A value the Chinese prose sets between Chinese characters ("有`x`的时间"): one space on each side where
+    the value begins or ends with a Latin letter or digit ("有 37% 的时间"), none where it is Chinese
+    ("有五分之四的时间"); English unchanged. The prose around such a value is Chinese on both sides."""
+    if (lang or book_lang()) != "zh" or not text:
+        return text
+    lead = " " if re.match(_LATIN, text[0]) else ""
+    trail = " " if re.match(_LATIN, text[-1]) or text[-1] == "%" else ""
+    return f"{lead}{text}{trail}"
+
+
 def clause(template: str, said: Names, lang: str | None = None, **more: str) -> str:
     """``template`` ("For {accelerator} at {bits}-bit precision") filled with ``said`` and ``more``;
     a Chinese clause spaced by :func:`cjk_spaced`."""

@@ -78,7 +78,8 @@ def run(ch: Chapter, choice: dict, *, figures: bool = False) -> dict:
         res, module = R.run_choice(cells, choice, root=str(ROOT), precision=reference_precision(), profile=ch.profile)
         if figures and module is not None:
             figs = [dict(c, figure=c["label"]) for c in cell_records(ch.doc, L.figure_cell)]
-            out = R.figures(module, figs, choice, ch.lang, root=str(ROOT), precision=reference_precision())
+            out = R.figures(module, figs, choice, ch.lang, root=str(ROOT), precision=reference_precision(),
+                            profile=ch.profile)
             res["figure_keys"] = sorted(out["figures"])
             res["figure_failed"] = out["failed"]
             res["figure_pins"] = out.get("pins", [])
@@ -161,6 +162,31 @@ def fill(text: str, values: dict[str, str], reference: dict[str, str]) -> tuple[
     return INLINE_CODE.sub(put, text), changed
 
 
+HAN = re.compile(r"[\u4e00-\u9fff]")
+LATIN = re.compile(r"[A-Za-z0-9]")
+FULL_WIDTH = re.compile(r"[，。、；：！？（）《》“”]")
+
+
+def unspaced(text: str, values: dict[str, str], reference: dict[str, str]) -> list[str]:
+    """Where a value meets a Chinese character of the prose with no space between them and one of the two is a
+    Latin letter or digit ("对于AMD", "有37%"): the book's Chinese sets one space there, as the prose does."""
+    out = []
+    for m in INLINE_CODE.finditer(text):
+        pm = INLINE_PY.match(m.group(2).strip())
+        if not pm:
+            continue
+        attr = pm.group("expr").strip()
+        v = values.get(attr, reference.get(attr, ""))
+        before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 1]
+        if v and ((HAN.match(before) and LATIN.match(v[0])) or (LATIN.match(before) and HAN.match(v[0]))
+                  or (HAN.match(after) and LATIN.match(v[-1])) or (LATIN.match(after) and HAN.match(v[-1]))
+                  or (v[-1] == "%" and HAN.match(after))):
+            out.append(f"{before}“{v}”{after} ({attr})")
+        elif v and ((v[0] == " " and FULL_WIDTH.match(before)) or (v[-1] == " " and FULL_WIDTH.match(after))):
+            out.append(f"{before}“{v}”{after}: a space beside full-width punctuation ({attr})")
+    return out
+
+
 # ───────────────────────────── what a reader would be told ─────────────────────────────
 
 REFERENCE_WORD = {"en": re.compile(r"\breference\b", re.I), "zh": re.compile(r"参考(?!文献)")}
@@ -198,6 +224,9 @@ def problems(ch: Chapter, res: dict, ref: dict, *, live: bool = False,
             out.append(f"{where}: {u.file}:{u.line} says “reference” beside another choice's value: {text[:300]}")
         elif says_ref and live and any(_figure_key(f) in redrawn for f in FIGURE_REF.findall(u.text)):
             out.append(f"{where}: {u.file}:{u.line} says “reference” of a figure drawn for the choice: {text[:300]}")
+        if ch.lang == "zh":
+            for hit in unspaced(u.text, values, reference):
+                out.append(f"{where}: {u.file}:{u.line}: a Chinese character meets a Latin one with no space: {hit}")
         for probe in probes or ():
             said = probe(ch, text, res, choice or {})
             if said:

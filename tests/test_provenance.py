@@ -297,7 +297,7 @@ def test_page_budget(everything):
     packed = len(json.dumps(pack(values), ensure_ascii=False, separators=(",", ":")).encode())
     assert max(sizes.values()) < 6000, max(sizes.items(), key=lambda kv: kv[1])
     # 160 kB: the appendix's explanations plus the clauses that name what it computed for (source_str,
-    # model_str, ...; 124 kB when they were added) and those that word its values for every reader (node_str,
+    # model_str, ...; 124 kB when they were added) and those that word its values for every reader (for_node_str,
     # kv8_sentence_str, design_words_str, ...: 146 kB)
     assert total < 160_000 and packed < total * 0.6
     print(f"appendix: {len(values)} explanations, {total:,} bytes of JSON, {packed:,} packed")

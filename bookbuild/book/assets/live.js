@@ -125,7 +125,7 @@
       "    return json.dumps(res, allow_nan=False)",
       "def live_figures(lang):",
       "    if LAST.get('module') is None: return json.dumps({'figures': {}, 'failed': []})",
-      "    return json.dumps(R.figures(LAST['module'], LIVE['figures'], LAST['choice'], lang, root=LIVE['root'], precision=LIVE['precision']), allow_nan=False)",
+      "    return json.dumps(R.figures(LAST['module'], LIVE['figures'], LAST['choice'], lang, root=LIVE['root'], precision=LIVE['precision'], profile=LIVE_LANG), allow_nan=False)",
       "def live_inputs(choice_json):",
       "    return json.dumps(R.free_inputs(LIVE['chapter'], json.loads(choice_json), LIVE['precision']))",
       "def live_check(choice_json):",

@@ -174,11 +174,12 @@ def run_choice(cells: list[dict], choice: dict[str, Any], *, root: str, precisio
 
 
 def figures(module: types.ModuleType, cells: list[dict], choice: dict[str, Any], lang: str, *, root: str,
-            precision: str) -> dict[str, Any]:
+            precision: str, profile: str | None = None) -> dict[str, Any]:
     """Run the figure cells (``{"file", "line", "code", "figure": label}``, the ``fig-`` cells and the cells
     that describe their figures) after :func:`run_choice`, under the same choice; returns
     ``{"figures": {key: {"data", "layout"}}, "failed": [labels]}`` (a figure whose cell fails keeps the
-    reference). Guards of these cells are pins of the figures against the prose, recorded and not reported."""
+    reference). Guards of these cells are pins of the figures against the prose, recorded and not reported.
+    ``profile``: the book's, as for :func:`run_choice` (the figure cells word what they show in its language)."""
     import mlsysim.scenario as S
     from mlsysim.figures.book import BookFigure, static_figures
     from mlsysim.figures.plotly_figure import plotly_json
@@ -190,7 +191,7 @@ def figures(module: types.ModuleType, cells: list[dict], choice: dict[str, Any],
     ns = module.__dict__
     files = {_filename(root, c["file"]) for c in cells}
     with S.use(sc), recording(accept=lambda f: f in files) as rec, adaptive(), static_figures(False), \
-            _main_module(module):
+            _main_module(module), _profile(profile):
         for cell in cells:
             label = cell.get("figure") or cell.get("label") or ""
             try:
