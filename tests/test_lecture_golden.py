@@ -202,7 +202,7 @@ def text_zh(tmp_path_factory) -> str:
 GOLDEN_ZH = [
     "`read_file`",
     "智能体会话有一半的墙钟时间什么也不生成",                     # 50 %
-    "一半。本讲其余部分都围绕这个数字展开",
+    "只有一半的时间在生成词元。本讲其余部分都围绕这个数字展开",   # the seed's "Half." (d = 0.5)
     "67.4 亿参数的模型",                                          # 6.74e9 parameters
     "= 16,384 × 128 KiB = 2.147 GB",
     "= 62.5 GB，占整张卡的 3.44%",                                 # the book's Chinese percent style
