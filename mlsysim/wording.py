@@ -90,7 +90,8 @@ def cjk_inline(text: str, lang: str | None = None) -> str:
 def clause(template: str, said: Names, lang: str | None = None, **more: str) -> str:
     """``template`` ("For {accelerator} at {bits}-bit precision") filled with ``said`` and ``more``;
     a Chinese clause spaced by :func:`cjk_spaced`."""
-    text = template.format(accelerator=said.accelerator, model=said.model, configuration=said.configuration, **more)
+    text = template.format(accelerator=said.accelerator, model=said.model, configuration=said.configuration,
+                           node=said.node, **more)
     return cjk_spaced(text) if (lang or book_lang()) == "zh" else text
 
 

@@ -107,7 +107,8 @@ SENTENCE_END = {"en": re.compile(r"(?<=[.!?])\s+(?=[A-Z@*`(\"“])"), "zh": re.c
 CAPTION_OPTIONS = ("fig-cap", "tbl-cap", "fig-alt")
 
 
-def units(ch: Chapter) -> list[Unit]:
+@functools.lru_cache(maxsize=None)
+def units(ch: Chapter) -> tuple[Unit, ...]:
     """The chapter's prose as units: each paragraph's sentences, each table (rows and caption) whole, and the
     cells' captions and alt texts."""
     doc, out = ch.doc, []
@@ -141,25 +142,28 @@ def units(ch: Chapter) -> list[Unit]:
             v = c.options.get(k)
             if v:
                 out.append(Unit("caption", str(v), c.head.file, c.head.line))
-    return out
+    return tuple(out)
+
+
+def inline_values(text: str, values: dict[str, str], reference: dict[str, str]):
+    """Each inline expression of ``text`` that reads an attribute: ``(match, attr, value)``, the value the
+    choice's (the reference's where the choice has none: a reference-only value)."""
+    for m in INLINE_CODE.finditer(text):
+        pm = INLINE_PY.match(m.group(2).strip())
+        if pm:
+            attr = pm.group("expr").strip()
+            yield m, attr, values.get(attr, reference.get(attr, ""))
 
 
 def fill(text: str, values: dict[str, str], reference: dict[str, str]) -> tuple[str, bool]:
-    """``text`` with each inline expression replaced by the choice's value (the reference's where the choice
-    has none: a reference-only value); and whether any value differs from the reference's."""
-    changed = False
-
-    def put(m: re.Match) -> str:
-        nonlocal changed
-        pm = INLINE_PY.match(m.group(2).strip())
-        if not pm:
-            return m.group(0)
-        attr = pm.group("expr").strip()
-        v = values.get(attr, reference.get(attr, ""))
-        if v != reference.get(attr, v):
-            changed = True
-        return v
-    return INLINE_CODE.sub(put, text), changed
+    """``text`` with each inline expression replaced by the choice's value; and whether any value differs
+    from the reference's."""
+    out, at, changed = [], 0, False
+    for m, attr, v in inline_values(text, values, reference):
+        out += [text[at:m.start()], v]
+        at = m.end()
+        changed = changed or v != reference.get(attr, v)
+    return "".join(out) + text[at:], changed
 
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -171,12 +175,7 @@ def unspaced(text: str, values: dict[str, str], reference: dict[str, str]) -> li
     """Where a value meets a Chinese character of the prose with no space between them and one of the two is a
     Latin letter or digit ("对于AMD", "有37%"): the book's Chinese sets one space there, as the prose does."""
     out = []
-    for m in INLINE_CODE.finditer(text):
-        pm = INLINE_PY.match(m.group(2).strip())
-        if not pm:
-            continue
-        attr = pm.group("expr").strip()
-        v = values.get(attr, reference.get(attr, ""))
+    for m, attr, v in inline_values(text, values, reference):
         before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 1]
         if v and ((HAN.match(before) and LATIN.match(v[0])) or (LATIN.match(before) and HAN.match(v[0]))
                   or (HAN.match(after) and LATIN.match(v[-1])) or (LATIN.match(after) and HAN.match(v[-1]))
