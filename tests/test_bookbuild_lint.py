@@ -86,3 +86,17 @@ def test_dollar_amounts_are_not_math():
 def test_chinese_precision_names_are_numbers_too():
     assert nums("采用 8 位精度，以 16 位存储。") == [(1, "typed number '8', '16'")]
     assert nums("有 3 位工程师。") == [(1, "typed number '3'")]
+
+
+def test_an_inline_value_right_after_a_key_is_refused():
+    """"@eq-a [value]{.mlsysim-v}" is pandoc's in-text citation with a suffix: Quarto 1.7.34 printed Figure A.2's
+    "for the reference model on the reference accelerator" as nothing. A word or punctuation in between is fine."""
+    def said(text):
+        return [e.message.split(":")[0] for e in inline_rules(text, "c.qmd")]
+    assert said("draws both terms of @eq-appdx-prefill-long `{python} Ref.x_str`.") == [
+        "inline value `{python} Ref.x_str` right after a cross-reference or citation"]
+    assert said("@fig-a `{python} Ref.x_str` 两项") == [
+        "inline value `{python} Ref.x_str` right after a cross-reference or citation"]
+    assert said("draws, `{python} Ref.x_str`, both terms of @eq-a.") == []
+    assert said("@fig-a 画出`{python} Ref.x_str` @eq-a 两项") == []
+    assert said("[@smith2020] `{python} Ref.x_str` and mail a@b.org `{python} Ref.y_str`") == []

@@ -117,12 +117,23 @@ def typed_numbers_in_math(text: str, relpath: str, allow: list[Allow], sc: Scan 
 
 
 ATTR_READ = re.compile(r"^[A-Za-z_]\w*\.[A-Za-z_]\w*$")
+#: a cross-reference or citation key ending the text before an inline value: pandoc reads the value's
+#: "[text]{...}" that follows "@key " as the key's suffix, and Quarto 1.7 drops it from the page
+AFTER_KEY = re.compile(r"(?:^|[\s(\[;])@[\w:.#$%&+?<>~/-]*\w\s+$")
 
 
 def inline_rules(text: str, relpath: str, sc: Scan | None = None) -> list[LintError]:
-    """Inline expressions must be plain ``Name.attr`` reads, outside math and captions."""
+    """Inline expressions must be plain ``Name.attr`` reads, outside math and captions, and never right after
+    a cross-reference or citation key (where pandoc would read them as its suffix)."""
     errors = []
-    for ip in (sc or scan(text)).inline:
+    sc = sc or scan(text)
+    lines = sc.text.split("\n")
+    for ip in sc.inline:
+        if AFTER_KEY.search(lines[ip.line - 1][:ip.col]):
+            errors.append(LintError(
+                relpath, ip.line,
+                f"inline value `{{python}} {ip.expr}` right after a cross-reference or citation: pandoc reads "
+                f"it as the reference's suffix (Quarto 1.7 drops it); put a word or punctuation between them"))
         if not ATTR_READ.match(ip.expr):
             errors.append(LintError(
                 relpath, ip.line,
