@@ -323,7 +323,7 @@ LECTURE_ROWS = {
     "prefill_per_token_s": ("Re-prefill per context token", 1e6, "µs", 2),
     "keep_swap_break_even_s": ("Keep/swap break-even", 1e3, "ms", 1),
     "keep_discard_break_even_s": ("Keep/discard break-even", 1, "s", 1),
-    "link_bandwidth_bytes_per_s": ("Host link, one direction", 1e-9, "GB/s", 1),
+    "link_bandwidth_bytes_per_s": ("Host link, one copy path for both directions", 1e-9, "GB/s", 1),
 }
 
 

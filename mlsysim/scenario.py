@@ -160,7 +160,7 @@ FREE: Mapping[str, Free] = MappingProxyType({f.key: f for f in (
        "Session context", "会话上下文", 1, 10_000_000),
     _f("lecture_kv_budget", "GB", "the card's key/value budget", "quantity", "lecture", "KV budget", "KV 预算",
        0.1, 10_000),
-    _f("link_bandwidth", "GB/s", "the host link's bandwidth (one direction)", "quantity", "lecture",
+    _f("link_bandwidth", "GB/s", "the host link's bandwidth (one copy path: swap-outs and swap-ins share it)", "quantity", "lecture",
        "Host link bandwidth", "主机链路带宽", 0.1, 10_000),
     _f("prefill_rate", "Tflop/s", "the effective prefill rate", "quantity", "lecture", "Prefill rate", "预填充速率",
        1, 100_000),
@@ -262,7 +262,7 @@ class LectureInputs:
     kv_heads: int
     context: int
     kv_budget: Any          # bytes
-    link_bandwidth: Any     # byte/s, one direction
+    link_bandwidth: Any     # byte/s, the one copy path swap-outs and swap-ins share
     prefill_rate: Any       # flop/s
     t_model: Any            # s
     t_tool: Any             # s

@@ -179,9 +179,51 @@ def test_golden_number_in_context(text, phrase):
     assert phrase in text, f"expected {phrase!r} in the executed Lecture 19"
 
 
+CORRECTIONS_EN = "Instructor notes: where this lecture corrects the original notes"
+CORRECTIONS_ZH = "教师备注：本讲对原讲义的更正"
+
+
+def _outside_and_note(text: str, title: str) -> tuple[str, str]:
+    """The executed text without the corrections note, and the note: the one place a seed's slip may be
+    quoted, beside the corrected value."""
+    assert text.count(title) == 1, f"the corrections note {title!r} must appear once"
+    start = text.index(title)
+    end = text.index(" ::: ", start)
+    return text[:start] + text[end:], text[start:end]
+
+
 @pytest.mark.parametrize("slip", SLIPS)
 def test_seed_slip_not_copied(text, slip):
-    assert slip not in text, f"the seed's slip {slip!r} must not be printed"
+    outside, _ = _outside_and_note(text, CORRECTIONS_EN)
+    assert slip not in outside, f"the seed's slip {slip!r} must not be printed outside the corrections note"
+
+
+# Every correction of the seed is said to the instructor: the seed's figure (typed from the seed) beside the
+# corrected one (hand derivations in the comments above and here).
+CORRECTED_EN = [
+    ("The notes: 361.5 TFLOP", "are 361.6 TFLOP"),                       # 16,384 × (2·6.74e9 + 4·32·4,096·16,384)
+    ("a 4,000-token session and a 64,000-token session", "3.1-fold"),   # T* 15.1 s at 4,096, 47 s at 65,536
+    ('"microsecond setup"', "about 5 ms of startup overhead"),          # Sandlock's abstract: "roughly 5 ms"
+    ("over 100 microVM launches per second per host", "up to 150 per second per host"),  # NSDI 20, sec. 4
+    ("85.88 GB per task and 1.431 GB/s", "gives 85.90 GB and 1.432 GB/s"),   # 40 × 2^31 B; / 60 s
+    ('"Take A = 45"', "64.4 GB/s"),                                     # 45 × 1.432 GB/s > 64 GB/s
+    ("The bound is 44.7", "admits 44"),
+    ("1.43× end to end", "a 1.77× speedup"),                            # 1 / (1 − 0.435)
+    ("the sub-agent row \"moves entirely onto the swap side\"", "$T^{*}$ of 49.2 s"),
+    ("16 calls kept, then all 20 swapped for 20 × 0.067 = 1.34 s", "0 kept, 19 swapped for 1.28 s, 1 discarded"),
+    ("1,334 boots", "gives 1,333"),                                     # 666.7 calls/s × 2 s
+    ("19.2 %, 0.781 tasks/s", "is 19.1 %"),                             # 7.1 / 37.1 = 0.1914
+    ("is 0.782 tasks/s", '"6× faster"'),                                # 29 / 37.1 = 0.7817
+    ("is 4.2×", "finds where the row disappears"),                      # 30 / 7.1 = 4.23
+    ("slower than 0.20 GB/s", "Exercise 3 finds where overcommit stops paying"),   # 2 × 2.147 GB / 21.3 s
+]
+
+
+@pytest.mark.parametrize("pair", CORRECTED_EN, ids=[p[0][:30] for p in CORRECTED_EN])
+def test_every_seed_correction_is_told_in_the_corrections_note(text, pair):
+    _, note = _outside_and_note(text, CORRECTIONS_EN)
+    for phrase in pair:
+        assert phrase in note, f"the corrections note lacks {phrase!r}"
 
 
 # ---- the Chinese chapter: the same seed values, in the places its prose puts them. Typed from the English
@@ -291,7 +333,33 @@ def test_chinese_golden_number_in_context(text_zh, phrase):
 
 @pytest.mark.parametrize("slip", SLIPS + ["1.431", "19.2%", "1.43 倍", "标准会话", "11:15am", "pm，"])
 def test_chinese_seed_slip_not_copied(text_zh, slip):
-    assert slip not in text_zh
+    outside, _ = _outside_and_note(text_zh, CORRECTIONS_ZH)
+    assert slip not in outside
+
+
+CORRECTED_ZH = [
+    ("原讲义：361.5 TFLOP", "合计 361.6 TFLOP"),
+    ("4,000 个词元的会话与 64,000 个词元的会话", "相差 3.1 倍"),
+    ("“微秒级建立”", "约为 5 ms"),
+    ("每台主机每秒启动超过 100 个微虚拟机", "每台主机每秒最多 150 个"),
+    ("每个任务 85.88 GB、1.431 GB/s", "得 85.90 GB 和 1.432 GB/s"),
+    ("“取 A = 45”", "占用 64.4 GB/s"),
+    ("上限是 44.7", "准入 44 个"),
+    ("端到端 1.43 倍", "加速 1.77 倍"),
+    ("保留 16 次调用", "全部 20 次换出，花费 20 × 0.067 = 1.34 s"),
+    ("保留 0 次，换出 19 次，花费 1.28 s，丢弃 1 次", "1,334 个启动"),
+    ("给出 1,333 个", "原讲义：19.2%、0.781 个任务/秒"),
+    ("“快了 6 倍”", "为 19.1%"),
+    ("为 0.782 个任务/秒", "是 4.2 倍"),
+    ("链路慢于 0.20 GB/s", "$T^{*}$，即 49.2 s"),
+]
+
+
+@pytest.mark.parametrize("pair", CORRECTED_ZH, ids=[p[0][:12] for p in CORRECTED_ZH])
+def test_every_seed_correction_is_told_in_the_chinese_corrections_note(text_zh, pair):
+    _, note = _outside_and_note(text_zh, CORRECTIONS_ZH)
+    for phrase in pair:
+        assert phrase in note, f"the Chinese corrections note lacks {phrase!r}"
 
 
 def test_the_chinese_key_figure_appears_only_in_the_instructor_note(text_zh):

@@ -168,3 +168,21 @@ def test_every_accelerator_memory_is_stored_in_one_convention_binary():
     # H200's pool is no longer 7 % low against H100's reading: 141 GiB is 151.4 GB, not 141 GB
     assert Hardware.Cloud.H200.memory.capacity.to(GB).magnitude == pytest.approx(151.397, rel=1e-4)
     assert any(c.field == "memory.capacity" and c.value == 141 * GB for c in Hardware.Cloud.H200.conflicts)
+
+
+def test_no_registry_value_is_one_its_source_does_not_print():
+    """A value whose own note says the cited page does not print it (TPU v5p's int8 918 TOPS once) is not a
+    sourced value: the registry drops it, so no chapter or choice can print it."""
+    import tomllib
+    from pathlib import Path
+    data = tomllib.loads((Path(__file__).resolve().parents[1] / "mlsysim" / "data" / "accelerators.toml")
+                         .read_text(encoding="utf-8"))
+    bad = []
+    for name, entry in data.items():
+        for group in ("compute", "memory"):
+            for field, v in (entry.get(group) or {}).items():
+                note = (v.get("note", "") if isinstance(v, dict) else "").lower()
+                if "not printed" in note or "unconfirmed" in note:
+                    bad.append(f"{name}.{group}.{field}")
+    assert not bad, bad
+    assert "int8" not in data["TPUv5p"]["compute"]

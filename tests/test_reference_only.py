@@ -36,13 +36,15 @@ REFERENCE_ONLY = {
         "StandingSession.lec10_util_str", "StandingSession.lec10_fill_words_str",             # Lecture 10's figures
         "StandingSession.lec10_fill_zh_str", "StandingSession.conservative_util_str",        # Sep 2's 40 %
         "StallTaxonomy.fanout_words_str", "StallTaxonomy.fanout_str",                         # Lecture 21's eight
-        "SandboxPool.t_boot_vm_ms_str", "SandboxPool.fc_rate_per_core_str",                   # Firecracker's figures
+        "SandboxPool.t_boot_vm_ms_str", "SandboxPool.fc_rate_str", "SandboxPool.seed_fc_rate_str", "SandboxPool.sandlock_ms_str",                   # Firecracker's figures
         "SandboxPool.years_apart_words_str", "SandboxPool.years_apart_str",                   # seven years apart
         "SandboxPool.fc_release_year_str",
         "Overcommit.t_model_c_str",                                                           # Lecture 18's Config C
         "StallShorten.lec18_start_share_str",                                                 # Lecture 18's 56 %
         "StallShorten.paste_cut_pct_str", "StallShorten.paste_speedup_str",                   # PASTE's 43.5 %
         "Lec19Ex1.key_t_pre_str", "Lec19Ex1.key_t_star_str",                                  # the original key
+        # the corrections note: the original notes' figures and the values computed at the reference
+        "Lec19Corrections.seed_flops_str", "Lec19Corrections.flops_str", "Lec19Corrections.seed_short_str", "Lec19Corrections.seed_long_str", "Lec19Corrections.short_context_str", "Lec19Corrections.long_context_str", "Lec19Corrections.t_star_short_str", "Lec19Corrections.t_star_long_str", "Lec19Corrections.drift_str", "Lec19Corrections.seed_per_task_str", "Lec19Corrections.seed_per_session_str", "Lec19Corrections.seed_kv_str", "Lec19Corrections.per_task_str", "Lec19Corrections.per_session_str", "Lec19Corrections.seed_admitted_str", "Lec19Corrections.seed_link_load_str", "Lec19Corrections.link_str", "Lec19Corrections.a_pcie_str", "Lec19Corrections.admitted_str", "Lec19Corrections.seed_gain_str", "Lec19Corrections.seed_kept_str", "Lec19Corrections.seed_swapped_str", "Lec19Corrections.seed_round_trip_str", "Lec19Corrections.seed_pcie_str", "Lec19Corrections.n_keep_str", "Lec19Corrections.n_swap_str", "Lec19Corrections.n_discard_str", "Lec19Corrections.pcie_str", "Lec19Corrections.seed_boot_str", "Lec19Corrections.boot_str", "Lec19Corrections.seed_duty_str", "Lec19Corrections.duty_str", "Lec19Corrections.seed_x_res_str", "Lec19Corrections.x_res_str", "Lec19Corrections.seed_speedup_str", "Lec19Corrections.speedup_str", "Lec19Corrections.context_str", "Lec19Corrections.t_swap_ms_str", "Lec19Corrections.swap_window_str", "Lec19Corrections.ex1_t_star_str", "Lec19Corrections.rate_str", "Lec19Corrections.resident_str", "Lec19Corrections.t_task_c_str", "Lec19Corrections.t_model_str",
     },
 }
 
