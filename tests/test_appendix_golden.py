@@ -104,3 +104,25 @@ def test_no_python_left_and_no_unresolved_placeholders(executed_appendix):
     for ec in executed_appendix.values():
         assert "{python}" not in ec.markdown and "```{python" not in ec.markdown
         assert "??" not in ec.markdown
+
+
+def _row_numbers(markdown: str, label: str) -> list[float]:
+    """The numbers in the value column of the serving-values table's row ``label`` (markup removed)."""
+    row = next(line for line in markdown.splitlines() if line.startswith(f"| **{label}**"))
+    cell = re.sub(r"\{[#.][^}]*\}", "", row.split("|")[3])
+    return [float(n.replace(",", "")) for n in NUM.findall(cell)]
+
+
+def test_substituting_the_table_into_the_pool_equation_gives_the_pool_row(executed_appendix):
+    """Table A.6 lists what Equation A.10 subtracts: n_acc × M_HBM (in GB) − N × b_w − M_runtime is the
+    pool row. By hand at the reference: 8 × 85.9 GB − 70.6e9 × 2 B − 20 GB = 687.2 − 141.2 − 20 = 526.0 GB
+    (the seed's 526.0; the weights held at 16 bits, the reference node's pool as the serving chapters size it)."""
+    md = executed_appendix["en"].markdown
+    n_acc, = _row_numbers(md, "Accelerators per node")
+    m_hbm = _row_numbers(md, "Accelerator memory")          # 80 (GiB), 85.9 (GB), 80 (the label)
+    params = _row_numbers(md, "Parameters")[0] * 1e9        # "70.6 billion parameters"
+    b_w = _row_numbers(md, "Weights held in memory")[0]     # bytes per parameter
+    reserve, = _row_numbers(md, "Runtime reserve per node")
+    pool = _row_numbers(md, "Attention-state pool per node")[0]
+    assert (n_acc, m_hbm[1], b_w, reserve, pool) == (8, 85.9, 2, 20, 526.0)
+    assert abs(n_acc * m_hbm[1] - params * b_w / 1e9 - reserve - pool) < 0.5   # table rounding (85.9 of 85.899)

@@ -127,3 +127,38 @@ def test_each_book_cites_in_its_chosen_style():
     zh = _citeproc("[@williams2009]\n", "zh")
     assert zh.startswith("(Williams 等, 2009)"), zh
     assert "WILLIAMS S, WATERMAN A, PATTERSON D, 2009. Roofline" in zh and "[J/OL]" in zh, zh
+
+
+@pytest.mark.parametrize("key", sorted(k for k, e in BIB.items() if "series" in e))
+def test_a_series_name_keeps_its_capitals(key):
+    """A style that sentence-cases a series printed "Proceedings of machine learning research": braced, it
+    keeps the publisher's capitals in both reference lists."""
+    assert BIB[key]["series"].startswith("{") and BIB[key]["series"].endswith("}"), BIB[key]["series"]
+
+
+@pytest.mark.parametrize("key", ["erlang1909telephone", "erlang1917solution"])
+def test_a_danish_title_is_not_recased(key):
+    """Title case would print the Danish "og" as "Og": the title is braced whole."""
+    title = BIB[key]["title"]
+    assert title.startswith("{") and title.endswith("}"), title
+
+
+@pytest.mark.parametrize("chapter", ["appendix/inference-cost.qmd", "appendix/inference-cost.zh.qmd"])
+def test_erlang_c_is_cited_to_the_1917_paper(chapter):
+    """Erlang C is in Erlang's 1917 paper; the 1909 one (the original notes' citation) derives the Poisson law
+    and is cited only in the instructor note that says so."""
+    text = (ROOT / chapter).read_text(encoding="utf-8")
+    assert re.search(r"Erlang C (?:formula |公式 )\[@erlang1917solution\]", text)
+    note = re.search(r"::: \{\.callout-note title=\"(?:Instructor notes: the Erlang C citation|教师备注：Erlang C 公式的出处)\"\}"
+                     r"(.*?)\n:::", text, re.S)
+    assert note and "@erlang1909telephone" in note.group(1) and "@erlang1917solution" in note.group(1)
+    assert text.count("@erlang1909telephone") == 1
+
+
+@pytest.mark.parametrize("chapter", ["lectures/lecture19-agent-stalls.qmd", "lectures/lecture19-agent-stalls.zh.qmd"])
+@pytest.mark.parametrize("name, key", [("Continuum", "li2025continuum"), ("Autellix", "luo2025autellix"),
+                                       ("Parrot", "lin2024parrot"), ("PASTE", "sui2026paste"),
+                                       ("InferCept", "abhyankar2024infercept"), ("Firecracker", "agache2020firecracker")])
+def test_a_system_the_lecture_names_is_cited(chapter, name, key):
+    text = (ROOT / chapter).read_text(encoding="utf-8")
+    assert name in text and f"@{key}" in text and key in BIB, (name, key)

@@ -374,3 +374,25 @@ def test_no_typed_numbers_in_source():
     errs = [e for f in files for e in lint_text(Path(f).read_text(encoding="utf-8"),
                                                  Path(f).resolve().relative_to(ROOT).as_posix(), allow)]
     assert not errs, "\n".join(str(e) for e in errs)
+
+
+# ---- the host link: one copy path, the same cells in the static page and in live mode. Derived by hand:
+# a session swaps 2 × 20 × 2^31 B = 85.90 GB per 60 s, 1.432 GB/s; HBM admits 29 / 0.5 = 58 sessions.
+#   β =  64 GB/s: A_PCIe =  64 / 1.432 = 44.7 < 58  -> PCIe binds, admit 44
+#   β = 128 GB/s: A_PCIe = 128 / 1.432 = 89.4 > 58  -> HBM binds, admit 58, X = 29 / 30 s = 0.967 tasks/s,
+#                 a gain of 0.967 / (29 / 60) = 2.00× (live mode used to print "overcommitting to 89")
+#   β =  32 GB/s: A_PCIe =  32 / 1.432 = 22.3       -> admit 22
+# and the full-duplex alternative of the instructor note at 64 GB/s each way: 0.716 GB/s per direction,
+# A = 89.4, HBM binds at 58, X = 0.967 tasks/s; Config C: min(29 / 7.1, 128 / 85.90) = 1.49 > 29 / 37.1.
+@pytest.mark.parametrize("link, admitted, x, gain", [(None, "44", "0.745", "1.54"), (128, "58", "0.967", "2.00"),
+                                                     (32, "22", "0.373", "0.77")])
+def test_admitted_sessions_stay_within_both_bounds_for_any_link(link, admitted, x, gain):
+    from test_reference_only import _run
+    v = _run("lectures/lecture19-agent-stalls.qmd", None if link is None else {"link_bandwidth": link})
+    assert (v["Overcommit.admitted_str"], v["Overcommit.x_general_str"], v["Overcommit.gain_str"]) == (admitted, x, gain)
+
+
+def test_the_full_duplex_alternative_is_computed_in_the_overcommit_notes(text):
+    assert ("0.716 GB/s per session each way, so the PCIe bound doubles to 89.4 and HBM binds first at 58" in text
+            and "= 0.967 tasks/s, still free of the tool time" in text and "(1.49 tasks/s against 0.782)" in text)
+    assert "one copy path of bandwidth" in text and "bandwidth per direction is" not in text
