@@ -218,10 +218,10 @@ GOLDEN_ZH = [
     "重新预填充为 361.6 TFLOP",                                   # seed: 361.5
     "= 0.731 s GPU 时间",
     "0.067 s PCIe 时间",
-    "即 67 毫秒",                                                 # "Sixty-seven milliseconds"
+    "即 67 ms",                                                   # "Sixty-seven milliseconds"
     "需要 295 条并发序列",
     "只容得下 29 条",
-    "约 21 秒，即 21.3 s",                                          # "Twenty-one seconds: 21.3 s"
+    "约 21 s，准确地说是 21.3 s",                                  # "Twenty-one seconds: 21.3 s"
     "= 476,837 个词元",
     "在 4,096 个词元时为 31.60 µs，$T^{*}$ = 15.1 s",
     "在 16,384 个词元时为 44.63 µs，$T^{*}$ = 21.3 s",
