@@ -63,7 +63,7 @@ def crossref_forms(meta: dict[str, Any], src: str = "_quarto.yml") -> dict[str, 
     """``crossref-form: {word: form}``: the word order of a cross-reference in the book's language, the word
     as the renderer prints it and the form it takes around the number (``{}``), e.g. ``节: "第 {} 节"``
     ("第 A.6 节" where Quarto's order is "节 A.6"). Read by both renderers (``filters/citations.ref_text``,
-    ``_extensions/mlsysim-book/cjk-xref.lua``); keys ``form:<word>`` of the crossref words."""
+    the book extension's ``cjk-xref.lua``); keys ``form:<word>`` of the crossref words."""
     given = meta.get("crossref-form")
     if given is None:
         return {}

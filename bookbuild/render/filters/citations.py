@@ -19,7 +19,7 @@ def ref_text(ctx, label_as_written: str, t, mode: str) -> str:
     word = ctx.prefixes["appendix" if t.appendix else "chapter"] if t.kind == "chapter" else ctx.prefixes[t.kind]
     if label_as_written[0].isupper():
         word = word[:1].upper() + word[1:]
-    form = ctx.prefixes.get(f"form:{word}")   # the language's word order ("第 A.6 节"), project.crossref_forms
+    form = ctx.prefixes.get(f"form:{word}")   # the language's word order around the number, project.crossref_forms
     if form is not None:
         return form.replace(" ", "\u00a0").replace("{}", t.number)
     return f"{word}\u00a0{t.number}"

@@ -1,14 +1,14 @@
 """Chinese text has no space between two Chinese characters: pandoc needs one before ``@ref`` and around
 ``[@key]`` in the source, so a Chinese book drops the Space beside a cross-reference or a citation where the
 characters it would stand between are both Chinese (Han or full-width punctuation), or either is full-width
-punctuation, which carries its own space ("Firecracker [@a]" reads "Firecracker（Agache 等，2020）"). "汇总于 @sec-x，" reads
-"汇总于第 A.6 节，", "模型 [@w] 以" reads "模型（Williams 等，2009）以"; "从 @tbl-x 中" keeps its space
-between "A.1" and "中" (Latin against Chinese, as the book spaces it everywhere).
+punctuation, which carries its own space. A reference to a table keeps its space between its number and the
+Chinese word after it (Latin against Chinese, as the book spaces it everywhere). The book's examples are in
+notes/glossary.toml, ``[typography]``.
 
 A citation's edges are its citation style's: the Chinese style (csl/gb-t-7714-2015-author-date.csl) sets a
-parenthetical citation in full-width brackets "（…）", so it is Chinese at both edges; in text ("Williams 等
-（2009）") it opens with the author's Latin name. Quarto's twin of this rule is
-``_extensions/mlsysim-book/cjk-xref.lua`` (it runs before citeproc too, so it reads the same edges)."""
+parenthetical citation in full-width brackets, so it is Chinese at both edges; cited in text it opens with the
+author's Latin name. Quarto's twin of this rule is the book extension's ``cjk-xref.lua`` (it runs before
+citeproc too, so it reads the same edges)."""
 from __future__ import annotations
 
 import re
@@ -25,7 +25,7 @@ def _edge(el: dict, side: int) -> str | None:
     t = el.get("t")
     if t == "Cite":
         mode = el["c"][0][0]["citationMode"]["t"] if el["c"][0] else "NormalCitation"
-        return "A" if (side == 0 and mode == "AuthorInText") else "（" if side == 0 else "）"
+        return "A" if (side == 0 and mode == "AuthorInText") else "\uff08" if side == 0 else "\uff09"
     if t in ("RawInline", "Note"):
         return None
     text = A.stringify(el)
