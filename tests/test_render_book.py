@@ -151,9 +151,9 @@ def test_chinese_references_and_citations_are_set_as_chinese(built):
         assert not [x for x in facts.xrefs if re.match(r"节\s", x)], page
         seen += len(facts.ref_spacing)
     assert seen > 100
-    text = " ".join(_text(_soup(p)) for p in pages)
-    assert "汇总于第 A.6 节，" in text.replace("\u00a0", " ") and "屋顶线模型（Williams 等，2009）以" in text
-    assert not re.search(r"\([A-Z][^()]*\d{4}\)", text)            # no half-width citation
+    text = " ".join(_soup(p).get_text("") for p in pages).replace("\u00a0", " ")   # the text as it runs
+    assert "汇总于第 A.6 节，" in text and "屋顶线模型（Williams 等，2009）以" in text
+    assert not re.search(r"\([A-Z][^()]*, \d{4}[a-z]?\)", text)     # no half-width citation "(Williams 等, 2009)"
     pdf = sorted((out / "zh").glob("*.pdf"))[0]
     ptext = subprocess.run([shutil.which("pdftotext") or "pdftotext", str(pdf), "-"], capture_output=True,
                            text=True, check=True).stdout
