@@ -9,6 +9,10 @@ For every chapter of the profile, the page each tool wrote is reduced to what a 
 - ``captions``: the numbered labels of figures and tables ("Figure A.1", "Table A.2")
 - ``equations``: equation numbers ("(A.3)")
 - ``numbers``: every number in the page's visible text, math included
+- ``ref_spacing``: how each cross-reference and citation meets the text around it (the characters on
+  either side and the spaces between), so a space one tool leaves and the other drops shows; and
+  ``cjk_spacing``: on either side, a space beside a reference between Chinese characters or full-width
+  punctuation (:func:`stray_spaces`, the rule of ``render/filters/cjk_spacing.py``), listed for each book
 
 Only the page's main content counts (navigation, sidebars, scripts and styles are left out), so
 what the two tools are expected to do differently (our language switch, search, the explorer's
@@ -30,7 +34,7 @@ from .errors import BuildError
 from .project import load_book, profiles as list_profiles
 from .render.pages import page_for
 
-CATEGORIES = ("headings", "xrefs", "captions", "equations", "numbers", "bibliography")
+CATEGORIES = ("headings", "xrefs", "captions", "equations", "numbers", "ref_spacing", "bibliography")
 #: what the two tools may render differently: the bibliography follows each pandoc's default CSL
 #: (Quarto 1.7.34 bundles pandoc 3.6; pandoc 3.7+ updated its Chicago style: no page range when a
 #: DOI is given) and our pages give it a "References" heading where Quarto's book shows none
@@ -38,6 +42,8 @@ INFORMATIONAL = ("bibliography",)
 NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?")
 EQ_NUMBER = re.compile(r"\(([A-Z]?\.?\d+(?:\.\d+)*)\)")
 SKIP = {"script", "style", "nav", "noscript", "template", "button", "select", "option", "annotation"}
+BLOCKS = {"p", "div", "td", "th", "tr", "li", "ul", "ol", "dd", "dt", "h1", "h2", "h3", "h4", "h5", "h6",
+          "figcaption", "caption", "figure", "table", "section", "blockquote", "main", "header", "footer"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
 
@@ -53,7 +59,9 @@ class PageFacts:
     captions: list[str] = field(default_factory=list)
     equations: list[str] = field(default_factory=list)
     numbers: list[str] = field(default_factory=list)
+    ref_spacing: list[str] = field(default_factory=list)
     bibliography: list[str] = field(default_factory=list)
+    cjk_spacing: list[str] = field(default_factory=list)   # stray spaces (per book, not compared)
 
 
 def _skipped(tag: str, a: dict) -> bool:
@@ -73,6 +81,8 @@ class _Reader(HTMLParser):
         self.skip = 0
         self.facts = PageFacts()
         self.text: list[str] = []
+        self.flow: list[str] = []    # the text as written, each reference between \x02 and \x03
+        self._ref: list[str] = []    # the open tags that started a reference
         self._heading: list[str] | None = None
         self._xref: list[str] | None = None
         self._caption: list[str] | None = None
@@ -88,6 +98,8 @@ class _Reader(HTMLParser):
         if tag in VOID:
             return
         self.stack.append((tag, a))
+        if tag in BLOCKS:
+            self.flow.append("\x01")   # text in another block does not touch a reference
         if tag == "main":
             self.in_main += 1
         if not self.in_main:
@@ -99,6 +111,10 @@ class _Reader(HTMLParser):
             self._heading = []
         elif tag == "a" and "quarto-xref" in cls:
             self._xref = []
+        if not self.skip and not self._ref and (("quarto-xref" in cls and tag == "a")
+                                                or (tag == "span" and "citation" in cls.split())):
+            self._ref.append(tag)
+            self.flow.append("\x02")
         elif tag in ("figcaption", "caption"):
             self._caption = []
         elif tag == "math":
@@ -117,6 +133,8 @@ class _Reader(HTMLParser):
 
     def _close(self, tag, a):
         cls = a.get("class") or ""
+        if tag in BLOCKS:
+            self.flow.append("\x01")
         if tag == "main":
             self.in_main -= 1
             return
@@ -128,6 +146,10 @@ class _Reader(HTMLParser):
                 self._heading = None
                 self.bib_text.append("[heading]")
             return
+        if self._ref and tag == self._ref[-1] and (("quarto-xref" in cls and tag == "a")
+                                                   or (tag == "span" and "citation" in cls.split())):
+            self._ref.pop()
+            self.flow.append("\x03")
         if _skipped(tag, a):
             self.skip -= 1
         elif re.fullmatch(r"h[1-4]", tag) and self._heading is not None:
@@ -164,12 +186,48 @@ class _Reader(HTMLParser):
         if self._math:
             self._math_text.append(data)
         self.text.append(data)
+        self.flow.append(data)
+
+
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+_FULL_WIDTH_PUNCT = "\u3000-\u303f\uff00-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
+_REF_IN_FLOW = re.compile(r"(\S?)([ \t\n]*)\x02([^\x03]*)\x03([ \t\n]*)(\S?)")
+
+
+def _joins(a: str, b: str) -> bool:
+    cjk, punct = re.compile(f"[{_CJK}]"), re.compile(f"[{_FULL_WIDTH_PUNCT}]")
+    return bool((a and b and cjk.match(a) and cjk.match(b)) or (a and punct.match(a)) or (b and punct.match(b)))
+
+
+def ref_contexts(flow: str) -> list[tuple[str, bool, str, str, bool, str]]:
+    """Each reference of ``flow`` (between \x02 and \x03) as (character before, a space before, its text,
+    a space after, character after)."""
+    out = []
+    for m in _REF_IN_FLOW.finditer(flow):
+        text = _norm(m[3])
+        out.append((m[1], bool(m[2]), text, bool(m[4]), m[5]))
+    return out
+
+
+def stray_spaces(flow: str) -> list[str]:
+    """A space beside a reference where Chinese text has none: between two Chinese characters, or beside
+    full-width punctuation (bookbuild/render/filters/cjk_spacing.py)."""
+    out = []
+    for before, gap_b, text, gap_a, after in ref_contexts(flow):
+        if text and ((gap_b and _joins(before, text[0])) or (gap_a and _joins(text[-1], after))):
+            out.append(f"{before}{' ' if gap_b else ''}{text}{' ' if gap_a else ''}{after}")
+    return out
 
 
 def page_facts(html: str, words: list[str]) -> PageFacts:
     r = _Reader(words)
     r.feed(html)
     r.close()
+    flow = "".join(r.flow)
+    edge = (lambda c: re.sub(r"\d", "0", c))   # the reference's own edges, its number aside (compared by xrefs)
+    r.facts.ref_spacing = [f"{b}{'␣' if gb else ''}⟨{edge(t[:1])}…{edge(t[-1:])}⟩{'␣' if ga else ''}{a}"
+                           for b, gb, t, ga, a in ref_contexts(flow)]
+    r.facts.cjk_spacing = stray_spaces(flow)
     text = _norm(" ".join(r.text))
     r.facts.numbers = NUMBER.findall(text)
     r.facts.bibliography = NUMBER.findall(_norm(" ".join(r.bib_text)))
@@ -251,6 +309,9 @@ def compare_books(ours_dir: Path, other_dir: Path, chapters: list[dict], words: 
         for cat in CATEGORIES:
             counts[cat] += len(getattr(facts, cat))
         diffs += compare_pages(ta, tb, words, mine)
+        stray = (facts.cjk_spacing, page_facts(tb, words).cjk_spacing)
+        if any(stray):
+            diffs.append(PageDiff(mine, "cjk_spacing", *stray))
     return Comparison(pages, diffs, missing, dict(counts))
 
 
@@ -292,7 +353,8 @@ def main(argv: list[str], reader_compare=None) -> int:
         if not mine.is_dir():
             raise BuildError(str(mine), None, "does not exist: run python -m bookbuild render first")
         chapters = [{"source": ch.path.as_posix()} for ch in book.chapters]
-        cmp = compare_books(mine, theirs, chapters, list(book.crossref.values()))
+        words = [v for k, v in book.crossref.items() if not k.startswith("form:")]
+        cmp = compare_books(mine, theirs, chapters, words)
         counts = ", ".join(f"{v} {k}" for k, v in cmp.counts.items())
         print(f"{name}: {len(cmp.pages)} pages compared ({counts}) against {theirs}")
         for m in cmp.missing:

@@ -55,7 +55,26 @@ def crossref_words(meta: dict[str, Any], lang: str, src: str = "_quarto.yml") ->
             elif kind is not None:
                 raise ConfigError(src, None, f"crossref: {k} is ignored by Quarto in a book project; "
                                              f"set language: {LANGUAGE_KEYS.get(kind, 'crossref-' + kind + '-prefix')} instead")
+    words.update(crossref_forms(meta, src))
     return words
+
+
+def crossref_forms(meta: dict[str, Any], src: str = "_quarto.yml") -> dict[str, str]:
+    """``crossref-form: {word: form}``: the word order of a cross-reference in the book's language, the word
+    as the renderer prints it and the form it takes around the number (``{}``), e.g. ``节: "第 {} 节"``
+    ("第 A.6 节" where Quarto's order is "节 A.6"). Read by both renderers (``filters/citations.ref_text``,
+    the book extension's ``cjk-xref.lua``); keys ``form:<word>`` of the crossref words."""
+    given = meta.get("crossref-form")
+    if given is None:
+        return {}
+    if not isinstance(given, dict):
+        raise ConfigError(src, None, "crossref-form must map a cross-reference word to its form, e.g. 节: \"第 {} 节\"")
+    out = {}
+    for word, form in given.items():
+        if not isinstance(form, str) or form.count("{}") != 1 or not str(word).strip():
+            raise ConfigError(src, None, f"crossref-form: {word}: {form!r} must hold the number's place {{}} once")
+        out[f"form:{word}"] = form
+    return out
 
 
 @dataclass(frozen=True)

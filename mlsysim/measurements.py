@@ -339,7 +339,7 @@ TABLE_TEXT = {
            "legend_floor": "{metric} floor: {formula}  ({function})",
            "legend_ceiling": "{metric} ceiling: {formula}  ({function})",
            "units": {"ms": "ms", "s": "s", "tok/s": "tok/s"}},
-    "zh": {"headers": ["来源", "配置", "模型", "负载", "输入 / 输出", "指标", "实测", "下限", "达到比例"],
+    "zh": {"headers": ["来源", "配置", "模型", "负载", "输入 / 输出", "指标", "实测", "下限", "达成率"],
            "metrics": {"itl": "词元间延迟", "ttft": "首词元时间", "request_latency": "请求延迟",
                        "output_throughput": "输出吞吐量"},
            "ceiling": "（上限）", "max_load": "满负载", "percent": "{}%",

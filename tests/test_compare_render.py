@@ -38,3 +38,21 @@ def test_a_changed_number_and_label_are_reported():
     assert diffs["numbers"].only_ours == ["295"] and diffs["numbers"].only_other == ["296"]
     assert diffs["xrefs"].only_other == ["Table A.2"]
     assert "only in ours: '295'" in diffs["numbers"].format()
+
+
+QUARTO_ZH = """<html><body><main><p>各项输入汇总于 <a class="quarto-xref" href="#sec-a"><span>节 A.6</span></a>，从
+<a class="quarto-xref" href="#tbl-a">表 A.1</a> 中读取；屋顶线模型 <span class="citation" data-cites="w">(Williams 等, 2009)</span> 以极限为准。</p>
+<table><tr><td>问题的层级</td><td><a class="quarto-xref" href="#sec-b">第 A.1 节</a></td></tr></table></main></body></html>"""
+OURS_ZH = """<html><body><main><p>各项输入汇总于<a class="quarto-xref" href="#sec-a">第 A.6 节</a>，从<a class="quarto-xref"
+href="#tbl-a">表 A.1</a> 中读取；屋顶线模型<span class="citation" data-cites="w">（Williams 等，2009）</span>以极限为准。</p>
+<table><tr><td>问题的层级</td><td><a class="quarto-xref" href="#sec-b">第 A.1 节</a></td></tr></table></main></body></html>"""
+
+
+def test_a_space_beside_a_reference_between_chinese_characters_is_found_on_either_side():
+    """Issue 38: "汇总于 节 A.6"; the text around a reference in another cell does not touch it."""
+    from bookbuild.compare import stray_spaces
+    assert page_facts(QUARTO_ZH, ["节", "表"]).cjk_spacing == ["于 节 A.6，", "从 表 A.1 中"]
+    assert page_facts(OURS_ZH, ["节", "表"]).cjk_spacing == []
+    diffs = {d.category: d for d in compare_pages(OURS_ZH, QUARTO_ZH, ["节", "表"], "p.html")}
+    assert "ref_spacing" in diffs and "xrefs" in diffs
+    assert stray_spaces("见 \x02第 A.1 节\x03 和") == ["见 第 A.1 节 和"] and stray_spaces("见 \x02A.1\x03 和") == []

@@ -115,3 +115,62 @@ def test_iter_elements_is_document_order_parents_first():
     seen = [e["t"] + (":" + e["c"] if isinstance(e.get("c"), str) else "") for e in A.iter_elements(ast)]
     assert seen == ["Para", "Str:a", "Emph", "Str:b", "Div", "BulletList", "Plain", "Str:c", "HorizontalRule",
                     "MetaInlines", "Str:T"]
+
+
+ZH_SOURCE = """# 成本 {#sec-costs}
+
+## 屋顶线 {#sec-roof}
+
+各项输入汇总于 @sec-roof，从 @tbl-x 中读取，而 @eq-r 给出下限，见 @sec-roof 和 @fig-p。屋顶线模型 [@williams2009] 以最先构成瓶颈的极限为准；Firecracker [@williams2009] 是一例，见 @williams2009 的说明。
+
+$$P = \\\\min(\\\\pi, I\\\\beta)$$ {#eq-r}
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+: 数值。 {#tbl-x}
+
+![屋顶线。](roof.svg){#fig-p}
+"""
+
+
+def render_zh(source: str = ZH_SOURCE, fmt: str = "html"):
+    ast = PANDOC.md_to_ast(source)
+    index = number_book([("appendix/a.zh.qmd", True, ast)])
+    n = index.chapters[0]
+    ch = Chapter(0, "appendix/a.zh.qmd", "appendix/a.zh.html", True, ast, n.number, n.title, n.label, n.headings)
+    words = prefixes_for("zh", {"sec": "节", "tbl": "表", "fig": "图", "eq": "公式", "form:节": "第 {} 节"})
+    return transform(Context(fmt, "zh", words, [ch], index, {"williams2009", "little1961"}, PANDOC), ch)
+
+
+@pytest.mark.parametrize("fmt", ["html", "typst", "epub"])
+def test_chinese_references_read_in_chinese_order_with_no_stray_space(fmt):
+    """Issue 38: "汇总于 节 A.6", "从 表 A.1 中", "而 公式 A.1": the word order of crossref-form and no space
+    between the reference and a Chinese character (the space Latin text keeps: "表 A.1 中")."""
+    t = text(render_zh(fmt=fmt))
+    assert "汇总于第 A.1 节，从表 A.1 中读取，而公式 A.1 给出下限，见第 A.1 节和图 A.1。" in t, t
+    # a parenthetical citation is full-width at both edges (the zh style): no space on either side;
+    # in text it opens with the author's Latin name, so the space before it stays
+    assert "屋顶线模型[@williams2009]以" in t and "Firecracker[@williams2009]是" in t, t
+    assert "见 @williams2009的说明" in t, t
+
+
+def test_a_book_without_a_form_keeps_quartos_order():
+    ast = PANDOC.md_to_ast("# 成本\n\n## 屋顶线 {#sec-roof}\n\n汇总于 @sec-roof，\n")
+    index = number_book([("appendix/a.zh.qmd", True, ast)])
+    n = index.chapters[0]
+    ch = Chapter(0, "appendix/a.zh.qmd", "appendix/a.zh.html", True, ast, n.number, n.title, n.label, n.headings)
+    out = transform(Context("html", "zh", prefixes_for("zh", {"sec": "节"}), [ch], index, set(), PANDOC), ch)
+    assert "汇总于节 A.1，" in text(out)
+
+
+def test_chinese_citations_are_full_width_in_the_books_style():
+    """The zh book's style sets "（Williams 等，2009）" and "（A；B）", and the page has no space against it."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    ast = render_zh("# 成本\n\n屋顶线模型 [@williams2009] 以极限为准，并行 [@williams2009; @little1961]。\n")
+    out = PANDOC.run(["-f", "json", "-t", "plain", "--wrap=none", "-M", "lang=zh-CN", "--citeproc",
+                      "--bibliography", str(root / "references.bib"),
+                      "--csl", str(root / "csl" / "gb-t-7714-2015-author-date.csl")], json.dumps(ast))
+    assert "屋顶线模型（Williams 等，2009）以极限为准，并行（Williams 等，2009；Little，1961）。" in out, out

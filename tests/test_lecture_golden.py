@@ -260,10 +260,10 @@ GOLDEN_ZH = [
     "重新预填充为 361.6 TFLOP",                                   # seed: 361.5
     "= 0.731 s GPU 时间",
     "0.067 s PCIe 时间",
-    "即 67 毫秒",                                                 # "Sixty-seven milliseconds"
+    "即 67 ms",                                                   # "Sixty-seven milliseconds"
     "需要 295 条并发序列",
     "只容得下 29 条",
-    "约 21 秒，即 21.3 s",                                          # "Twenty-one seconds: 21.3 s"
+    "约 21 s，准确地说是 21.3 s",                                  # "Twenty-one seconds: 21.3 s"
     "= 476,837 个词元",
     "在 4,096 个词元时为 31.60 µs，$T^{*}$ = 15.1 s",
     "在 16,384 个词元时为 44.63 µs，$T^{*}$ = 21.3 s",
@@ -302,7 +302,7 @@ GOLDEN_ZH = [
     "## 自测",
     "当 8 个子智能体同时运行时",
     "两者相隔 7 年",
-    "上午 11:15 至下午 12:30",                                    # Chinese time formats
+    "上午 11:15 至中午 12:30",                                    # Chinese time formats (12:30 is 中午)
     "12 月 2 日晚上 11:59",
     "= 5.19 s",
     "= 3.57 卡·秒",

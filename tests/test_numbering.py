@@ -149,7 +149,7 @@ def test_the_lecture_is_numbered_as_the_course_numbers_it(tmp_path):
         # the appendix stays lettered by position
         "sec-vol3-appendix-inference": ("chapter", "A"),
     }
-    for profile, word_sec, word_apx in (("en", "Section 19.3", "Appendix A"), ("zh", "节 19.3", "附录 A")):
+    for profile, word_sec, word_apx in (("en", "Section 19.3", "Appendix A"), ("zh", "第 19.3 节", "附录 A")):
         book, idx = real_index(tmp_path, profile)
         got = {k: (idx.targets[k].kind, idx.targets[k].number) for k in expected}
         assert got == expected, profile

@@ -135,3 +135,27 @@ def test_pdf_has_every_figure(built, profile):
     # the Chinese book's figures are drawn with Chinese labels (axis text is glyph outlines, so read the SVGs)
     svgs = sorted((out.parent / "appendix" / "figures").glob(f"*.{profile}.svg"))
     assert len(svgs) == 6   # the appendix's roofline, prefill, batch, attention designs, queueing knee, calibration
+
+
+def test_chinese_references_and_citations_are_set_as_chinese(built):
+    """Issue 38: in our Chinese pages a cross-reference reads "第 A.6 节", "表 A.1", "公式 A.1" with no space
+    against Chinese text, and a citation "（Williams 等，2009）"; the PDF (typst) the same."""
+    from bookbuild.compare import page_facts
+    out, books = built
+    words = [v for k, v in books["zh"].crossref.items() if not k.startswith("form:")]
+    pages = sorted((out / "zh").rglob("*.html"))
+    seen = 0
+    for page in pages:
+        facts = page_facts(page.read_text(encoding="utf-8"), words)
+        assert facts.cjk_spacing == [], (page, facts.cjk_spacing)
+        assert not [x for x in facts.xrefs if re.match(r"节\s", x)], page
+        seen += len(facts.ref_spacing)
+    assert seen > 100
+    text = " ".join(_soup(p).get_text("") for p in pages).replace("\u00a0", " ")   # the text as it runs
+    assert "汇总于第 A.6 节，" in text and "屋顶线模型（Williams 等，2009）以" in text
+    assert not re.search(r"\([A-Z][^()]*, \d{4}[a-z]?\)", text)     # no half-width citation "(Williams 等, 2009)"
+    pdf = sorted((out / "zh").glob("*.pdf"))[0]
+    ptext = subprocess.run([shutil.which("pdftotext") or "pdftotext", str(pdf), "-"], capture_output=True,
+                           text=True, check=True).stdout
+    flat = re.sub(r"\s+", "", ptext)
+    assert "汇总于第A.6节，" in flat and "（Williams等，2009）" in flat

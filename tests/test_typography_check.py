@@ -58,3 +58,30 @@ def test_every_kind_of_string_is_collected():
             "mlsysim/measurements.py", "mlsysim/explorer.py"} <= files
     assert any("算术强度" in t.text for t in texts if t.file == "mlsysim/figures/catalog.py")
     assert len(T.name_texts()) > 20
+
+
+def test_the_cells_the_library_composes_for_its_tables_are_checked(monkeypatch):
+    """Issue 38: "0 (放不下)" was composed by the library (a pool the weights leave empty), in no file the
+    check read. The composed cells of every state are checked: a half-width bracket in one is found."""
+    import mlsysim.reference as R
+    texts = T.generated_table_texts(ROOT / "mlsysim")
+    assert any("0（放不下）" in t.text for t in texts) and any("注册表中无此节点" in t.text for t in texts)
+    assert any(t.file == "mlsysim/explorer.py" and "|:--" in t.text for t in texts)
+    real = R.display_values
+
+    def half_width(rv, accel, lang="en"):   # the composition as it was: "0 (放不下)"
+        return {k: v.replace("（", " (").replace("）", ")") for k, v in real(rv, accel, lang).items()}
+
+    monkeypatch.setattr(R, "display_values", half_width)
+    got = messages(T.generated_table_texts(ROOT / "mlsysim"))
+    assert any(m.startswith("mlsysim/reference.py:") and "brackets" in m and "放不下" in m for m in got), got
+
+
+def test_units_after_a_number_are_symbols_and_noon_is_noon():
+    def hit(s):
+        return messages([T.Text("x", 1, s)])
+    assert hit("约耗时 120 秒墙钟时间") and hit("即 `` 毫秒。") and hit("平均每次 60 秒。")
+    assert not hit("约耗时 120 s 墙钟时间") and not hit("毫秒级建立") and not hit("数秒至无限期")
+    assert not hit("= 0.745 个任务/秒") and not hit("10.9 GPU·秒") and not hit("6 分钟")
+    assert hit("上午 11:15 至下午 12:30") and not hit("上午 11:15 至中午 12:30")
+    assert hit("检查草拟词元") and hit("金曼近似") and hit("达到比例") and hit("为每种处置定价") and hit("人工回合")

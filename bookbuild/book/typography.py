@@ -2,7 +2,7 @@
 
 The data is ``notes/glossary.toml``: ``[terms]`` (one Chinese form per term and the variants to refuse),
 ``[typography]`` (one percent style, full-width brackets, no untranslated words, Chinese clock times,
-亿 for large counts, no colliding citation years) and ``[titles]`` (other chapters' Chinese titles,
+unit symbols after numbers, 亿 for large counts, no colliding citation years) and ``[titles]`` (other chapters' Chinese titles,
 only ever inside 《…》). The strings: the Chinese chapters' prose, captions, alt text and tables; every
 Chinese figure label (``mlsysim/figures``); the measurements table; the explorer; the hover names
 (``provenance_names.toml``); the guards' Chinese messages (``zh=`` in the cells). Each finding is one
@@ -23,7 +23,7 @@ from .translation import GLOSSARY, Term, TranslationError, term_hits
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 RULES = ("percent_forbidden", "brackets_forbidden", "untranslated_forbidden", "time_forbidden",
-         "number_units_forbidden", "citation_forbidden")
+         "time_unit_forbidden", "number_units_forbidden", "citation_forbidden")
 NAMES_FILE = Path(__file__).with_name("provenance_names.toml")
 
 
@@ -100,7 +100,31 @@ def library_texts(lib: Path) -> list[Text]:
     out += [Text(f"{lib.name}/measurements.py", 1, s) for s in _strings(TABLE_TEXT["zh"])]
     out += [Text(f"{lib.name}/measurements.py", 1, re.sub(r"\[@[^\]]+\]", " ", table_markdown(lang="zh")))]
     out += [Text(f"{lib.name}/explorer.py", 1, s) for s in _strings(TEXT["zh"])]
+    out += generated_table_texts(lib)
     return [t for t in out if CJK.search(t.text)]
+
+
+def generated_table_texts(lib: Path) -> list[Text]:
+    """The Chinese cells the library composes for its tables, as a reader sees them: the explorer's static
+    table (the PDF's and EPUB's stand-in) and every displayed value of one reference choice in each of its
+    states (the values, no node for the accelerator, a pool the weights leave empty), so a composed cell such
+    as "0（放不下）" meets the same rules as the prose."""
+    import dataclasses
+
+    from mlsysim.explorer import static_table_markdown
+    from mlsysim.reference import display_values
+    from mlsysim.registry import Hardware
+    from mlsysim.reference import scenario_values
+    from mlsysim.scenario import scenario
+
+    rel = f"{lib.name}/reference.py"
+    out = [Text(f"{lib.name}/explorer.py", 1, static_table_markdown(lang="zh"))]
+    accel = next(iter(Hardware.Cloud))
+    rv = scenario_values(scenario(accel.name))
+    for state in (rv, dataclasses.replace(rv, node=None),
+                  dataclasses.replace(rv, node_kv_pool_bytes=0.0, resident_trajectories=0)):
+        out.append(Text(rel, 1, " | ".join(display_values(state, accel, "zh").values())))
+    return out
 
 
 def name_texts() -> list[Text]:

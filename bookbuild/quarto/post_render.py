@@ -14,6 +14,11 @@ the search index's crumbs), which Quarto's book takes from the chapter's positio
 number the chapter declares (``number-offset``, bookbuild/numbering.py), which the extension's
 ``chapter-number.lua`` already gave the page's own title, sections, figures, tables and equations.
 
+A Chinese book's references to sections, which Quarto's book writes after its filters ran
+(book-crossrefs.ts: "节 A.6"), take the book's word order (``crossref-form``: "第 A.6 节") and lose the space the
+source needs before ``@ref`` where it would stand between two Chinese characters, as every other reference
+did in the extension's ``cjk-xref.lua`` and as bookbuild's own pages (``render/filters/cjk_spacing.py``).
+
 What a reader's check finds in Quarto's own chrome is mended in its markup, the rest left as Quarto wrote it:
 a skip link to the text as the first tab stop (in the book's language, right after ``<body>``), the
 previous/next links named by what they show (their number too), and the headers of collapsible callouts
@@ -211,12 +216,34 @@ def renumber_search(data: str, numbers: dict[str, str]) -> str:
     return json.dumps(entries, ensure_ascii=False)
 
 
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+#: a cross-reference Quarto's book resolved after pandoc: the link, its word, the number, and the spaces around
+BOOK_XREF = re.compile(r"(?P<before>(?<=[" + _CJK + r"]) )?(?P<open><a\s[^>]*class=\"quarto-xref\"[^>]*><span>)"
+                       r"(?P<word>[^<\s\u00a0]+)[ \u00a0](?P<num>[^<\s]+)(?P<close></span></a>)"
+                       r"(?P<after> (?=[" + _CJK + r"]))?")
+
+
+def cjk_xrefs(text: str, forms: dict[str, str]) -> str:
+    """Quarto's "汇总于 节 A.6，" as the book writes it, "汇总于第 A.6 节，" (``forms``: word -> form with ``{}``)."""
+    cjk = re.compile("[" + _CJK + "]")
+
+    def one(m: re.Match) -> str:
+        form = forms.get(m["word"])
+        if form is None:
+            return m[0]
+        words = form.replace(" ", "\u00a0").replace("{}", m["num"])
+        return ((m["before"] or "") if not cjk.match(words[0]) else "") + m["open"] + html.escape(words) \
+            + m["close"] + ((m["after"] or "") if not cjk.match(words[-1]) else "")
+    return BOOK_XREF.sub(one, text)
+
+
 def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
           rendered: set[Path] | None = None, numbers: dict[str, str] | None = None,
-          lang: str | None = None) -> list[Path]:
+          lang: str | None = None, forms: dict[str, str] | None = None) -> list[Path]:
     """Write the additions into the pages of Quarto's book at ``out_dir`` (those in ``rendered``, the HTML
     pages this render wrote; all when ``None``; ``numbers``: each chapter's number by Quarto's page, for the
-    links to it and the search index's crumbs; ``lang``: the book's language, else each page's own);
+    links to it and the search index's crumbs; ``lang``: the book's language, else each page's own;
+    ``forms``: the book's ``crossref-form``, for the references Quarto's book resolved after its filters);
     returns the pages changed. Every page is checked first (it exists and holds what the layer needs), so
     a refused book is left as Quarto wrote it."""
     pages = []
@@ -257,6 +284,8 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
         page_language = lang or page_lang(text)
         head += script_tags([(SEARCH_DATA, True)] if search.is_file() else [], page) + bridge_tag(page, page_language)
         start = skip_link(text, page_language)
+        if forms:
+            text = cjk_xrefs(text, forms)
         f.write_text(page_text(quarto_chrome(renumber_links(text, page, numbers)), head, body, start),
                      encoding="utf-8")
     return [f for _, f, _, _ in pages]
@@ -273,8 +302,9 @@ def run(root: Path, active_profile: str, output_dir: str, output_files: str | No
     settings = Settings.make(root, data_env=DATA_ENV, quiet=True)
     b = passes.run(settings, [profile], passes.COMMANDS["check"])
     numbers = {quarto_page(c.source): c.number for c in b.index[profile].chapters if c.number is not None}
+    forms = {k[len("form:"):]: v for k, v in book.crossref.items() if k.startswith("form:")}
     return apply(out_dir, b.additions[profile], [ch.path.as_posix() for ch in b.books[0].chapters],
-                 other_books(root, profile), rendered, numbers, book.lang)
+                 other_books(root, profile), rendered, numbers, book.lang, forms)
 
 
 def main(argv: list[str]) -> int:
@@ -292,4 +322,4 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-__all__ = ["apply", "main", "run"]
+__all__ = ["apply", "cjk_xrefs", "main", "run"]

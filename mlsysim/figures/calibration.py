@@ -55,7 +55,7 @@ def calibration_spec(data: dict) -> FigureSpec:
     panel = Panel(
         Axis(T("Concurrency or batch (c or B)", "并发数或批大小（c 或 B）"),
              T("streams", "流数"), T("", ""), log=True, range=(0.7, data["unbounded_x"] * 1.6)),
-        Axis(T("Achieved fraction of the floor, η", "达到下限的比例 η"), T("η", "η"), T("", ""), log=True,
+        Axis(T("Achieved fraction of the floor, η", "下限达成率 η"), T("η", "η"), T("", ""), log=True,
              range=(lo, 1.5), hoverformat=".3f"),
         legend="lower left")
     lines = [RefLine("cal-floor", "y", 1.0, name=T("the floor (η = 1)", "下限（η = 1）"))]

@@ -71,7 +71,7 @@ def roofline_spec(accel=None, model=None, precision: str = REFERENCE_PRECISION, 
     panel = Panel(
         Axis(T("Arithmetic intensity 𝓘 (FLOP/byte)", "算术强度 𝓘（FLOP/字节）"), T("𝓘", "𝓘"), U["fpb"], log=True,
              range=(lo, hi), hoverformat=",.0f"),
-        Axis(T("Attainable rate P (FLOP/s)", "可达速率 P（FLOP/秒）"), T("P", "P"), U["fps"], log=True,
+        Axis(T("Attainable rate P (FLOP/s)", "可达速率 P（FLOP/s）"), T("P", "P"), U["fps"], log=True,
              range=y_range, hoverformat=".3~s"),
         legend="lower right")
     series = [
@@ -114,7 +114,7 @@ def prefill_spec(accel=None, model=None, precision: str = REFERENCE_PRECISION, *
     t_star = prefill_time(n, m.layers, m.hidden_dim, s_star, peak).to("second").magnitude
     panel = Panel(Axis(T("Prompt length S (tokens)", "提示词长度 S（词元）"), T("S", "S"), U["tokens"], log=True,
                        hoverformat=",.0f"),
-                  Axis(T("Prefill time T<sub>prefill</sub> (s)", "预填充时间 T<sub>prefill</sub>（秒）"),
+                  Axis(T("Prefill time T<sub>prefill</sub> (s)", "预填充时间 T<sub>prefill</sub>（s）"),
                        T("T<sub>prefill</sub>", "T<sub>prefill</sub>"), U["s"], log=True, hoverformat=".3~g"),
                   legend="upper left")
     series = [
@@ -151,7 +151,7 @@ def batch_spec(accel=None, model=None, precision: str = REFERENCE_PRECISION, *, 
     comp = batch * prefill_time_per_token(n, peak).to("second").magnitude * 1e3
     panel = Panel(Axis(T("Batch size B (streams)", "批大小 B（流数）"), T("B", "B"), U["streams"], log=True,
                        hoverformat=",.0f"),
-                  Axis(T("Step time t<sub>step</sub> (ms)", "单步耗时 t<sub>step</sub>（毫秒）"),
+                  Axis(T("Step time t<sub>step</sub> (ms)", "单步耗时 t<sub>step</sub>（ms）"),
                        T("t<sub>step</sub>", "t<sub>step</sub>"), U["ms"], log=True,
                        range=(floor_ms / 3, float(step.max()) * 2), hoverformat=",.3~g"),
                   legend="upper left")
@@ -226,7 +226,7 @@ def queueing_spec(ca2: float = KNEE_CA2, cs2: float = KNEE_CS2, *, marks=KNEE_MA
     series = [
         Series("wait", "line", _f(rho), _f(wait),
                T(f"Kingman, c<sub>a</sub>² = {ca2:g}, c<sub>s</sub>² = {cs2:g}",
-                 f"金曼近似，c<sub>a</sub>² = {ca2:g}，c<sub>s</sub>² = {cs2:g}"), _COLORS["total"], width=2.2),
+                 f"Kingman 近似，c<sub>a</sub>² = {ca2:g}，c<sub>s</sub>² = {cs2:g}"), _COLORS["total"], width=2.2),
         Series("marks", "markers", [float(r) for r in marks], [float(w) for w in mark_w],
                T("Utilizations quoted in the text", "正文引用的利用率"), _COLORS["mark"], size=9,
                labels=[T(f"ρ = {r:.0%}", f"ρ = {r:.0%}") for r in marks], text=[f"{w:.1f}" for w in mark_w]),

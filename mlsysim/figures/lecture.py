@@ -14,7 +14,7 @@ def _seconds(x) -> float:
 
 #: the lecture's interception types in Chinese (a row label not listed here stays as given)
 ROW_LABELS_ZH = {"in-process": "进程内", "file read": "读取本地文件", "index lookup": "索引查询", "warm sandbox": "热沙箱",
-                 "cold sandbox": "冷沙箱", "web/API": "网页/API", "sub-agent": "子智能体", "human turn": "人工回合"}
+                 "cold sandbox": "冷沙箱", "web/API": "网页/API", "sub-agent": "子智能体", "human turn": "人工答复"}
 
 
 def policy_map_spec(t_swap, t_star, rows, stall=None) -> FigureSpec:
@@ -36,7 +36,7 @@ def policy_map_spec(t_swap, t_star, rows, stall=None) -> FigureSpec:
     ys = [n - 1 - i for i in range(n)]
     lefts = [lo for _, lo, _ in spans]
     rights = [hi if math.isfinite(hi) else x_max for _, _, hi in spans]
-    panel = Panel(Axis(T("Stall duration (s, log scale)", "停顿时长（秒，对数坐标）"), T("Stall", "停顿"), U["s"],
+    panel = Panel(Axis(T("Stall duration (s, log scale)", "停顿时长（s，对数坐标）"), T("Stall", "停顿"), U["s"],
                        log=True, range=(x_min, x_max), hoverformat=".3~g"),
                   Axis(T("", ""), T("Interception", "拦截类型"), U["none"], categories=cats, range=(-1.2, n + 0.2)),
                   legend=None)
@@ -73,7 +73,7 @@ def overcommit_spec(resident, link_bandwidth, bytes_per_task, durations, crossov
     x_res = resident / t
     x_swap = np.full_like(t, bw / per)
     top = float(max(x_res.max(), x_swap.max())) * 1.1
-    panel = Panel(Axis(T("Session duration T (s)", "会话时长 T（秒）"), T("T", "T"), U["s"], range=(lo, hi),
+    panel = Panel(Axis(T("Session duration T (s)", "会话时长 T（s）"), T("T", "T"), U["s"], range=(lo, hi),
                        hoverformat=",.1f"),
                   Axis(T("Tasks per second per card", "每卡每秒任务数"), T("X", "X"), U["tps"], range=(0.0, top),
                        hoverformat=".3f"),

@@ -159,8 +159,8 @@ def _tokens(x) -> str:
 # ───────────────────────────── units, in both languages ─────────────────────────────
 
 U = {
-    "fpb": T("FLOP/byte", "FLOP/字节"), "fps": T("FLOP/s", "FLOP/秒"), "tokens": T("tokens", "词元"),
-    "s": T("s", "秒"), "ms": T("ms", "毫秒"), "kb": T("kB", "kB"), "gb": T("GB", "GB"), "none": T("", ""),
+    "fpb": T("FLOP/byte", "FLOP/字节"), "fps": T("FLOP/s", "FLOP/s"), "tokens": T("tokens", "词元"),
+    "s": T("s", "s"), "ms": T("ms", "ms"), "kb": T("kB", "kB"), "gb": T("GB", "GB"), "none": T("", ""),
     "service": T("service times", "个服务时间"), "tps": T("tasks/s", "任务/秒"), "streams": T("streams", "条流"),
 }
 

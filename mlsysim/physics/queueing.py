@@ -21,7 +21,7 @@ def trajectory_lifetime(turns, t_model, t_tool):
 
 
 @equation("W_q / E[S] ≈ (c_a² + c_s²)/2 · ρ/(1 − ρ)", name_en="queueing wait in service times (Kingman)",
-          name_zh="以服务时间计的排队等待（金曼近似）")
+          name_zh="以服务时间计的排队等待（Kingman 近似）")
 def kingman_wait(ca2: float, cs2: float, rho: float) -> float:
     """W_q / E[S] ≈ (c_a² + c_s²)/2 · ρ/(1 − ρ): Kingman's G/G/1 approximation, in service times."""
     if not 0 <= rho < 1:

@@ -6,6 +6,7 @@
   equations), :mod:`.tables` and :mod:`.figures` (numbered captions, column widths, alt text),
   :mod:`.visibility` (``content-visible``/``content-hidden`` by format), :mod:`.callouts`,
   :mod:`.scriptless` (a scripted figure as its static SVG where no script runs: EPUB);
+- :mod:`.cjk_spacing` (a Chinese book): no space beside a reference between two Chinese characters;
 - :mod:`.references`: the bibliography's place at the end of a chapter that cites.
 
 Numbers come from the book's one index (:mod:`bookbuild.numbering`); nothing here numbers anything.
@@ -19,7 +20,7 @@ from typing import Any
 from ... import pandoc_ast as A
 from ..pandoc import Pandoc, RenderError
 from ...numbering import Index
-from . import callouts, citations, equations, figures, headers, references, scriptless, tables, visibility
+from . import callouts, citations, cjk_spacing, equations, figures, headers, references, scriptless, tables, visibility
 
 
 @dataclass
@@ -90,6 +91,8 @@ def transform(ctx: Context, ch: Chapter) -> dict:
     p = Pass(ctx, ch)
     ast["blocks"] = headers.number_headers(p, ast["blocks"])
     ast["blocks"] = A.walk(ast["blocks"], _visitor(p))
+    if ctx.lang.startswith("zh"):
+        ast["blocks"] = cjk_spacing.apply(ast["blocks"])
     if p.missing:
         raise RenderError(ch.source, None, "unresolved: " + ", ".join(sorted(set(p.missing))))
     ast["blocks"] = references.append_references(p, ast["blocks"])

@@ -19,6 +19,9 @@ def ref_text(ctx, label_as_written: str, t, mode: str) -> str:
     word = ctx.prefixes["appendix" if t.appendix else "chapter"] if t.kind == "chapter" else ctx.prefixes[t.kind]
     if label_as_written[0].isupper():
         word = word[:1].upper() + word[1:]
+    form = ctx.prefixes.get(f"form:{word}")   # the language's word order around the number, project.crossref_forms
+    if form is not None:
+        return form.replace(" ", "\u00a0").replace("{}", t.number)
     return f"{word}\u00a0{t.number}"
 
 
