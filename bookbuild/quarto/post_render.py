@@ -257,10 +257,10 @@ def search_without_tex(data: str, pages: list[str]) -> str:
     entries = json.loads(data)
     for e in entries if isinstance(entries, list) else []:
         text = e.get("text")
-        if not isinstance(text, str) or "\\" not in text and not any(t in text for _, t in pairs):
+        if not isinstance(text, str):
             continue
         for seen, tex in pairs:
-            if tex in text:
+            if tex in text and re.search(r"[\\{}^_]", tex):   # source a reader would not read as text
                 text = re.sub(re.escape(seen) + r"\s*" + re.escape(tex), lambda _m, s=seen: s, text)
         e["text"] = text
     return json.dumps(entries, ensure_ascii=False)
