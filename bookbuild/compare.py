@@ -33,7 +33,7 @@ from .render.pages import page_for
 CATEGORIES = ("headings", "xrefs", "captions", "equations", "numbers", "bibliography")
 #: what the two tools may render differently: the bibliography follows each pandoc's default CSL
 #: (Quarto 1.7.34 bundles pandoc 3.6; pandoc 3.7+ updated its Chicago style: no page range when a
-#: DOI is given) and our pages give it a "References" heading where Quarto's book shows none
+#: DOI is given); its heading ("References", id or Quarto's data-anchor-id "references") counts with it
 INFORMATIONAL = ("bibliography",)
 NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?")
 EQ_NUMBER = re.compile(r"\(([A-Z]?\.?\d+(?:\.\d+)*)\)")
@@ -59,7 +59,7 @@ class PageFacts:
 def _skipped(tag: str, a: dict) -> bool:
     """Not the page's reading text: scripts, navigation, tables of contents, hidden and meta parts."""
     cls = a.get("class") or ""
-    return (tag in SKIP or "quarto-title-meta" in cls or a.get("aria-hidden") == "true"
+    return (tag in SKIP or "title-meta" in cls or a.get("aria-hidden") == "true"
             or "sidebar" in cls or "toc-menu" in cls or a.get("id") in ("TOC", "toc"))
 
 
@@ -103,7 +103,7 @@ class _Reader(HTMLParser):
             self._caption = []
         elif tag == "math":
             self._math += 1
-        if "csl-entry" in cls or (re.fullmatch(r"h[1-4]", tag) and a.get("id") == "references"):
+        if "csl-entry" in cls or (re.fullmatch(r"h[1-4]", tag) and "references" in (a.get("id"), a.get("data-anchor-id"))):
             self._bib += 1
 
     def handle_endtag(self, tag):
@@ -122,7 +122,7 @@ class _Reader(HTMLParser):
             return
         if not self.in_main:
             return
-        if "csl-entry" in cls or (re.fullmatch(r"h[1-4]", tag) and a.get("id") == "references"):
+        if "csl-entry" in cls or (re.fullmatch(r"h[1-4]", tag) and "references" in (a.get("id"), a.get("data-anchor-id"))):
             self._bib -= 1
             if tag != "div":
                 self._heading = None
@@ -256,7 +256,7 @@ def compare_books(ours_dir: Path, other_dir: Path, chapters: list[dict], words: 
 
 # ---------------------------------------------------------------- the PDF and the EPUB
 
-TOC_LINE = re.compile(r"(?:\.\s?){3,}\s*\d+\s*$|\S\s{3,}\d+\s*$")
+TOC_LINE = re.compile(r"(?:\.\s?){6,}\s*\d*\s*$|(?:\.\s?){3,}\s*\d+\s*$|\S\s{3,}\d+\s*$")
 LONE_NUMBER = re.compile(r"^\s*[\divxlc]+\s*$", re.I)
 
 
@@ -269,7 +269,7 @@ def pdf_text(pdf: Path) -> str:
                              timeout=120).stdout.decode("utf-8", "replace")
     except (OSError, subprocess.TimeoutExpired) as e:
         raise BuildError(str(pdf), None, f"cannot read the PDF's text with pdftotext (poppler-utils): {e}") from None
-    return reading_text(out.split("\f"))
+    return reading_text(re.sub("[\u200b-\u200d\u2060\ufeff]", "", out).split("\f"))   # typst's word joiners
 
 
 def reading_text(pages: list[str]) -> str:
@@ -282,7 +282,7 @@ def reading_text(pages: list[str]) -> str:
         if lines and re.search(r"^\s*\d+\s|\s\d+\s*$", lines[0]) and len(lines[0].split()) <= 12:
             lines = lines[1:]
         kept.append("\n".join(ln for ln in lines if not LONE_NUMBER.match(ln) and not TOC_LINE.search(ln)))
-    return "\n".join(kept)
+    return re.sub(r"\u00ad\s*", "", "\n".join(kept))   # a word hyphenated at a line's end, whole again
 
 
 def text_facts(text: str, words: list[str]) -> PageFacts:

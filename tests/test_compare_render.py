@@ -46,8 +46,9 @@ def test_a_pdfs_reading_text_leaves_out_running_heads_page_numbers_and_the_conte
     from bookbuild.compare import reading_text
     pages = ["Contents\nA.1 Why Output Costs More Than Input . . . . . . 31\nA.2 Decode-Loop Mechanics          33\n",
              "8                 Chapter 19. Agent Stalls: Keep, Swap or Discard\nThe stall lasts 21.3 s.\n\n   9\n",
-             "A.6 Reference Values                                 37\nTable A.4 holds 17 rows.\n"]
-    assert reading_text(pages).split("\n") == ["Contents", "The stall lasts 21.3 s.", "Table A.4 holds 17 rows."]
+             "A.6 Reference Values                                 37\nTable A.4 holds 17 rows by Equa\u00ad\n  tion A.3.\n"]
+    assert reading_text(pages).split("\n") == ["Contents", "The stall lasts 21.3 s.",
+                                                "Table A.4 holds 17 rows by Equation A.3."]
 
 
 def test_a_documents_text_gives_its_references_equation_numbers_and_numbers():
