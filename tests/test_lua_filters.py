@@ -162,3 +162,32 @@ def test_chapter_number_refuses_an_offset_that_is_not_one_whole_number(tmp_path)
 def test_every_filter_file_of_the_extension_has_tests_here():
     tested = {"equations.lua", "references-heading.lua", "cjk-caption.lua", "static-figures.lua", "chapter-number.lua"}
     assert {p.name for p in EXT.glob("*.lua")} == tested
+
+
+# ---------------------------------------------------------------- typst-book.typ (the typst header the book adds)
+
+def test_the_typst_header_breaks_long_tables_with_their_header_and_refers_to_equations_as_the_html(tmp_path):
+    import subprocess as sp
+    import typst
+    rows = "".join(f"[row {i}], [{i * 7}],\n" for i in range(1, 121))
+    # what Quarto's book writes, cut down: its equation numbering (numbering.typ for books), a chapter, an
+    # equation Quarto labelled, one the extension set unnumbered, a reference, a long table in Quarto's float
+    src = ((EXT / "typst-book.typ").read_text(encoding="utf-8") + "\n"
+        '#let equation-numbering = it => numbering("(1.1)", counter(heading).get().first(), it)\n'
+        "#set heading(numbering: \"1.1\")\n= Chapter\n"
+        "#math.equation(block: true, numbering: none, [ $ P = min(a, b) $ ])\n"
+        "#math.equation(block: true, numbering: equation-numbering, [ $ t = N / beta $ ])<eq-decode>\n"
+        "By #ref(<eq-decode>, supplement: [Equation]) the floor holds.\n"
+        '#figure(kind: "quarto-float-tbl", supplement: [Table], caption: [Long],\n'
+        "  table(columns: 2, table.header([Name], [Value]),\n" + rows + "))\n")
+    f = tmp_path / "t.typ"
+    f.write_text(src, encoding="utf-8")
+    pdf = tmp_path / "t.pdf"
+    pdf.write_bytes(typst.compile(str(f)))
+    pages = sp.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True).stdout.split("\f")
+    text = "\n".join(pages)
+    assert "By Equation 1.1 the floor holds" in " ".join(text.split())      # not "Equation (1.1)"
+    assert "(1.1)" in text and "(1.2)" not in text                           # the unlabelled one has no number
+    assert "row 120" in text                                                 # every row, across pages
+    with_rows = [p for p in pages if "row " in p]
+    assert len(with_rows) >= 2 and all("Name" in p and "Value" in p for p in with_rows)   # the header repeated
