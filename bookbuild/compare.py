@@ -256,6 +256,7 @@ def compare_books(ours_dir: Path, other_dir: Path, chapters: list[dict], words: 
 
 # ---------------------------------------------------------------- the PDF and the EPUB
 
+CJK = "[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]"
 TOC_LINE = re.compile(r"(?:\.\s?){6,}\s*\d*\s*$|(?:\.\s?){3,}\s*\d+\s*$|\S\s{3,}\d+\s*$")
 LONE_NUMBER = re.compile(r"^\s*[\divxlc]+\s*$", re.I)
 
@@ -282,14 +283,17 @@ def reading_text(pages: list[str]) -> str:
         if lines and re.search(r"^\s*\d+\s|\s\d+\s*$", lines[0]) and len(lines[0].split()) <= 12:
             lines = lines[1:]
         kept.append("\n".join(ln for ln in lines if not LONE_NUMBER.match(ln) and not TOC_LINE.search(ln)))
-    return re.sub(r"\u00ad\s*", "", "\n".join(kept))   # a word hyphenated at a line's end, whole again
+    text = re.sub(r"\u00ad\s*", "", "\n".join(kept))   # a word hyphenated at a line's end, whole again
+    # a line broken beside a Chinese character or full-width sign: Chinese text has no space there
+    return re.sub(f"(?<={CJK})[ \t]*\n\\s*(?={CJK})", "", text)
 
 
 def text_facts(text: str, words: list[str]) -> PageFacts:
     """The facts of a document's plain text (a PDF's): cross-reference texts ("Equation A.3", "表 A.1"),
     equation numbers ("(A.3)"), every number; headings and captions are read in the pages and the EPUB."""
-    text = _norm(text)
-    w = "|".join(re.escape(x) for x in sorted(words, key=len, reverse=True) if x)
+    # a Latin word or number beside a Chinese character stands apart, spaced or not (typst spaces it in type)
+    text = _norm(re.sub(f"(?<={CJK})(?=[0-9A-Za-z])|(?<=[0-9A-Za-z])(?={CJK})", " ", text))
+    w = "|".join(re.escape(x) for x in sorted(words, key=len, reverse=True) if re.search(r"\w", x))
     xrefs = [_norm(m.group(0)) for m in re.finditer(rf"(?:{w})\s?[A-Z]?\.?\d+(?:\.\d+)*", text)] if w else []
     equations = [m.group(0) for m in re.finditer(r"\((?:[A-Z]|\d+)\.\d+\)", text)]
     return PageFacts(xrefs=xrefs, equations=equations, numbers=NUMBER.findall(text))

@@ -49,6 +49,8 @@ def test_a_pdfs_reading_text_leaves_out_running_heads_page_numbers_and_the_conte
              "A.6 Reference Values                                 37\nTable A.4 holds 17 rows by Equa\u00ad\n  tion A.3.\n"]
     assert reading_text(pages).split("\n") == ["Contents", "The stall lasts 21.3 s.",
                                                 "Table A.4 holds 17 rows by Equation A.3."]
+    # Chinese text broken across lines joins without a space (pdftotext breaks where typst did)
+    assert reading_text(["见公\n  式 A.3，时间：\n30 秒\n"]) == "见公式 A.3，时间：\n30 秒"
 
 
 def test_a_documents_text_gives_its_references_equation_numbers_and_numbers():
@@ -58,6 +60,10 @@ def test_a_documents_text_gives_its_references_equation_numbers_and_numbers():
     assert f.xrefs == ["Equation A.3", "Table A.4", "公式 A.2"]
     assert f.equations == ["(A.3)"]
     assert f.numbers == ["21.1", "1,459"]   # the labels' numbers are not counted twice: A.3 has a letter
+    # a number set against Chinese characters, spaced or not, is one number (typst spaces it in type);
+    # a caption's full-width delimiter is no cross-reference word
+    assert text_facts("峰值为989.4 TFLOP/s，时间：30 秒", ["公式", "："]).numbers == ["989.4", "30"]
+    assert text_facts("时间：30 秒", ["公式", "："]).xrefs == []
 
 
 def test_an_epubs_chapters_are_read_in_spine_order_without_title_page_or_navigation(tmp_path):
