@@ -279,18 +279,16 @@ def article_body(page: str) -> tuple[int, int] | None:
     return (i + len(ARTICLE[0]), j) if 0 <= i < j else None
 
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
-
-
 def long_date(date: str, lang: str) -> str:
     """A ``YYYY-MM-DD`` date as Quarto's title block prints it (its default ``date-format``, dayjs's ``LL``):
-    "December 1, 2026", "2026年12月1日"; anything else as written."""
+    "December 1, 2026" in English (the pattern and month names: ``render/ui/<lang>.toml``); anything else as written."""
     m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", date.strip())
+    u = ui(lang)
     if not m or not 1 <= int(m.group(2)) <= 12:
         return date.strip()
     y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    return f"{y}年{mo}月{d}日" if lang.startswith("zh") else f"{MONTHS[mo - 1]} {d}, {y}"
+    months = u.get("months") or []
+    return u["date"].format(year=y, month=mo, day=d, month_name=months[mo - 1] if len(months) == 12 else mo)
 
 
 def book_fields(metadata: dict | None) -> dict:
