@@ -10,6 +10,7 @@ a superset of what it prints. The file is written only when its bytes change (tw
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -55,7 +56,7 @@ def main(argv: list[str]) -> int:
     names = profiles(root)
     profile = next((p.strip() for p in active.split(",") if p.strip() in names), None) or load_book(root, None).profile
     try:
-        out = write_font(root, profile)
+        out = write_font(root, profile, os.environ.get("BOOK_CJK_FONT_DIR") or None)   # as the build's setting
     except BuildError as e:
         print(e.format(), file=sys.stderr)
         return 1
