@@ -10,7 +10,6 @@ a superset of what it prints. The file is written only when its bytes change (tw
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from ..errors import BuildError
 from ..project import load_book, profiles
 from ..render.epub import cjk_subset
 from ..render.pdf import CJK_RE, require_cjk_font_dir
-from ..settings import quarto_environment
+from ..settings import Settings, quarto_environment
 
 FONT = Path("_build/quarto/epub/NotoSerifCJKsc-book.otf")
 #: where the Chinese book's text comes from besides its chapters (globs under the project)
@@ -56,7 +55,7 @@ def main(argv: list[str]) -> int:
     names = profiles(root)
     profile = next((p.strip() for p in active.split(",") if p.strip() in names), None) or load_book(root, None).profile
     try:
-        out = write_font(root, profile, os.environ.get("BOOK_CJK_FONT_DIR") or None)   # as the build's setting
+        out = write_font(root, profile, Settings.make(root, quiet=True).cjk_font_dir)   # BOOK_CJK_FONT_DIR, as the build
     except BuildError as e:
         print(e.format(), file=sys.stderr)
         return 1
