@@ -37,7 +37,7 @@ from .render.pages import page_for
 CATEGORIES = ("headings", "xrefs", "captions", "equations", "numbers", "ref_spacing", "bibliography")
 #: what the two tools may render differently: the bibliography follows each pandoc's default CSL
 #: (Quarto 1.7.34 bundles pandoc 3.6; pandoc 3.7+ updated its Chicago style: no page range when a
-#: DOI is given) and our pages give it a "References" heading where Quarto's book shows none
+#: DOI is given); its heading ("References", id or Quarto's data-anchor-id "references") counts with it
 INFORMATIONAL = ("bibliography",)
 NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?")
 EQ_NUMBER = re.compile(r"\(([A-Z]?\.?\d+(?:\.\d+)*)\)")
@@ -67,7 +67,7 @@ class PageFacts:
 def _skipped(tag: str, a: dict) -> bool:
     """Not the page's reading text: scripts, navigation, tables of contents, hidden and meta parts."""
     cls = a.get("class") or ""
-    return (tag in SKIP or "quarto-title-meta" in cls or a.get("aria-hidden") == "true"
+    return (tag in SKIP or "title-meta" in cls or a.get("aria-hidden") == "true"
             or "sidebar" in cls or "toc-menu" in cls or a.get("id") in ("TOC", "toc"))
 
 
@@ -119,7 +119,7 @@ class _Reader(HTMLParser):
             self._caption = []
         elif tag == "math":
             self._math += 1
-        if "csl-entry" in cls or (re.fullmatch(r"h[1-4]", tag) and a.get("id") == "references"):
+        if "csl-entry" in cls or (re.fullmatch(r"h[1-4]", tag) and "references" in (a.get("id"), a.get("data-anchor-id"))):
             self._bib += 1
 
     def handle_endtag(self, tag):
@@ -140,7 +140,7 @@ class _Reader(HTMLParser):
             return
         if not self.in_main:
             return
-        if "csl-entry" in cls or (re.fullmatch(r"h[1-4]", tag) and a.get("id") == "references"):
+        if "csl-entry" in cls or (re.fullmatch(r"h[1-4]", tag) and "references" in (a.get("id"), a.get("data-anchor-id"))):
             self._bib -= 1
             if tag != "div":
                 self._heading = None
@@ -315,6 +315,96 @@ def compare_books(ours_dir: Path, other_dir: Path, chapters: list[dict], words: 
     return Comparison(pages, diffs, missing, dict(counts))
 
 
+# ---------------------------------------------------------------- the PDF and the EPUB
+
+CJK = "[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]"
+TOC_LINE = re.compile(r"(?:\.\s?){6,}\s*\d*\s*$|(?:\.\s?){3,}\s*\d+\s*$|\S\s{3,}\d+\s*$")
+LONE_NUMBER = re.compile(r"^\s*[\divxlc]+\s*$", re.I)
+
+
+def pdf_text(pdf: Path) -> str:
+    """A PDF's reading text (poppler's pdftotext, page by page): without page numbers, running heads and the
+    table of contents, which two books paginate each their own way."""
+    import subprocess
+    try:
+        out = subprocess.run(["pdftotext", "-layout", "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
+                             timeout=120).stdout.decode("utf-8", "replace")
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise BuildError(str(pdf), None, f"cannot read the PDF's text with pdftotext (poppler-utils): {e}") from None
+    return reading_text(re.sub("[\u200b-\u200d\u2060\ufeff]", "", out).split("\f"))   # typst's word joiners
+
+
+def reading_text(pages: list[str]) -> str:
+    """The pages' text (pdftotext's, one string a page) without what pagination puts there: a first line that
+    starts or ends with the page number (a running head), a line that is only a page number, and the table of
+    contents' lines (a title, then its page number after dots or a wide gap)."""
+    kept = []
+    for page in pages:
+        lines = [ln for ln in page.splitlines() if ln.strip()]
+        if lines and re.search(r"^\s*\d+\s|\s\d+\s*$", lines[0]) and len(lines[0].split()) <= 12:
+            lines = lines[1:]
+        kept.append("\n".join(ln for ln in lines if not LONE_NUMBER.match(ln) and not TOC_LINE.search(ln)))
+    text = re.sub(r"\u00ad\s*", "", "\n".join(kept))   # a word hyphenated at a line's end, whole again
+    # a line broken beside a Chinese character or full-width sign: Chinese text has no space there
+    return re.sub(f"(?<={CJK})[ \t]*\n\\s*(?={CJK})", "", text)
+
+
+def text_facts(text: str, words: list[str]) -> PageFacts:
+    """The facts of a document's plain text (a PDF's): cross-reference texts ("Equation A.3", "表 A.1"),
+    equation numbers ("(A.3)"), every number; headings and captions are read in the pages and the EPUB."""
+    # a Latin word or number beside a Chinese character stands apart, spaced or not (typst spaces it in type)
+    text = _norm(re.sub(f"(?<={CJK})(?=[0-9A-Za-z])|(?<=[0-9A-Za-z])(?={CJK})", " ", text))
+    w = "|".join(re.escape(x) for x in sorted(words, key=len, reverse=True) if re.search(r"\w", x))
+    xrefs = [_norm(m.group(0)) for m in re.finditer(rf"(?:{w})\s?[A-Z]?\.?\d+(?:\.\d+)*", text)] if w else []
+    equations = [m.group(0) for m in re.finditer(r"\((?:[A-Z]|\d+)\.\d+\)", text)]
+    return PageFacts(xrefs=xrefs, equations=equations, numbers=NUMBER.findall(text))
+
+
+def epub_html(epub: Path) -> str:
+    """An EPUB's chapters in reading order (its spine, without the title page and the navigation), as one
+    page's main content, for :func:`page_facts`."""
+    import zipfile
+    from xml.etree import ElementTree as ET
+    try:
+        z = zipfile.ZipFile(epub)
+        container = ET.fromstring(z.read("META-INF/container.xml"))
+        opf_path = next(e.get("full-path") for e in container.iter() if e.get("full-path"))
+        opf = ET.fromstring(z.read(opf_path))
+    except (OSError, KeyError, StopIteration, zipfile.BadZipFile, ET.ParseError) as e:
+        raise BuildError(str(epub), None, f"is not a readable EPUB ({e})") from None
+    ns = "{http://www.idpf.org/2007/opf}"
+    items = {i.get("id"): i for i in opf.iter(ns + "item")}
+    base = PurePosixPath(opf_path).parent
+    bodies = []
+    for ref in opf.iter(ns + "itemref"):
+        item = items.get(ref.get("idref"))
+        if item is None or "nav" in (item.get("properties") or "") or re.search(r"title_page|nav\.x?html$", item.get("href", "")):
+            continue
+        text = z.read((base / item.get("href")).as_posix()).decode("utf-8", "replace")
+        m = re.search(r"<body[^>]*>(.*)</body>", text, re.S)
+        bodies.append(m.group(1) if m else "")
+    return "<main>" + "\n".join(bodies) + "</main>"
+
+
+def the_file(folder: Path, suffix: str) -> Path | None:
+    found = sorted(folder.glob("*" + suffix))
+    return found[0] if len(found) == 1 else None
+
+
+def compare_documents(ours: Path, other: Path, words: list[str]) -> list[PageDiff]:
+    """Our PDF or EPUB against the other rendering's, by the categories their text holds."""
+    if ours.suffix == ".pdf":
+        fa, fb, cats = text_facts(pdf_text(ours), words), text_facts(pdf_text(other), words), ("xrefs", "equations", "numbers")
+    else:
+        fa, fb, cats = page_facts(epub_html(ours), words), page_facts(epub_html(other), words), CATEGORIES
+    out = []
+    for cat in cats:
+        x, y = _multiset_diff(getattr(fa, cat), getattr(fb, cat))
+        if x or y:
+            out.append(PageDiff(ours.name, cat, x, y))
+    return out
+
+
 def options(argv: list[str]):
     """``compare-render``'s options, each checked by the parser (one line naming it, status 2). It reads
     the two books and writes nothing."""
@@ -365,6 +455,20 @@ def main(argv: list[str], reader_compare=None) -> int:
         if cmp.same:
             print(f"{name}: same headings, cross-references, captions, equation numbers and numbers")
         same = same and cmp.same
+        for suffix in (".pdf", ".epub"):   # the book's other formats, where both renderings wrote one
+            a, b = the_file(mine, suffix), the_file(theirs, suffix)
+            if a is None or b is None:
+                print(f"  {suffix[1:].upper()}: {'ours' if a is None else 'the other'} has none to compare")
+                continue
+            diffs = compare_documents(a, b, list(book.crossref.values()))
+            for d in diffs:
+                note = " (expected: the tools differ here)" if d.category in INFORMATIONAL else ""
+                print(f"  {suffix[1:].upper()} {d.format()}{note}")
+            if not any(d.category not in INFORMATIONAL for d in diffs):
+                print(f"{name}: the {suffix[1:].upper()}s have the same " +
+                      ("cross-references, equation numbers and numbers" if suffix == ".pdf" else
+                       "headings, cross-references, captions, equation numbers and numbers"))
+            same = same and not any(d.category not in INFORMATIONAL for d in diffs)
         if reader_compare is not None and not args.no_browser and cmp.pages:
             # served from the folders above the language folders (when there are), so the switch can be followed
             root_a, root_b = (mine.parent if mine != ours else mine), (theirs.parent if theirs != other else theirs)

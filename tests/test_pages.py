@@ -118,6 +118,8 @@ BAD_PAGE = """<!DOCTYPE html><html lang="en" data-theme="light"><head><meta char
 <main class="content" id="content"><article class="chapter"><h1>Bad page</h1>
 <p>The ratio is NaN here, and the rest is None. See <a href="index.html">the start</a> in a sentence of text,,
 which goes on for a while so that the link sits inside a block of text.</p>
+<h2 id="sec-a">A section</h2>
+<p>Its reference, <a href="#sec-a" class="quarto-xref">Section 1</a>, previews nothing on a page without book.js.</p>
 <table><tr><td>{wide}</td></tr></table>
 <img src="http://example.invalid/x.png" alt="remote">
 <figure id="fig-x"><div class="mlsysim-plot" data-figure="x" role="img" aria-label="a figure"></div></figure>
@@ -136,7 +138,8 @@ def test_the_check_finds_broken_pages(tmp_path, browser):
     text = "\n".join(p.format() for p in problems)
     for expected in ("shows NaN", "shows None", "doubled punctuation", "page is", "px wide in a 390px viewport",
                      "requested http://example.invalid/x.png", "figure x is not drawn", "not a skip link",
-                     "axe serious link-in-text-block", "is an empty box without JavaScript"):
+                     "axe serious link-in-text-block", "is an empty box without JavaScript",
+                     "focusing the sec “Section 1” shows no preview", "1 of 1 headings have no link to themselves"):
         assert expected in text, f"the check missed {expected!r}:\n{text}"
     # one line per problem, naming the page and the width
     assert all("\n" not in p.format() and p.format().startswith("en/index.html [") for p in problems)

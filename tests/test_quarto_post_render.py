@@ -241,3 +241,41 @@ def test_the_language_switch_sits_in_quartos_top_bar_on_a_phone_and_floats_on_a_
         assert pos == "absolute"   # without scripts it stays at the top of the page and scrolls away with it
     finally:
         ctx.close()
+
+
+# ---------------------------------------------------------------- search snippets and downloads (issue 39)
+
+def test_quartos_search_texts_lose_the_tex_source_of_the_math():
+    import json
+    from bookbuild.quarto.post_render import search_without_tex
+    page = ('<p>The share is <math display="inline"><semantics><mi>d</mi><annotation encoding="application/x-tex">d'
+            '</annotation></semantics></math>:</p><math display="block"><semantics><mrow><mi>d</mi><mo>=</mo><mfrac>'
+            '<msub><mi>T</mi><mtext>model</mtext></msub><mi>T</mi></mfrac></mrow><annotation encoding="application/x-tex">'
+            'd = \\frac{T_{\\text{model}}}{T}</annotation></semantics></math><math><semantics><mrow><mi>a</mi><mo>&gt;</mo>'
+            '<mi>b</mi></mrow><annotation encoding="application/x-tex">a &gt; b</annotation></semantics></math>')
+    # as Quarto 1.11 indexes it: each formula's text, then its TeX (entities kept as in the page)
+    data = json.dumps([{"href": "a.html#x", "text": "The share is dd:\nd=TmodelTd = \\frac{T_{\\text{model}}}{T}\n"
+                                                    "so a&gt;ba &gt; b holds; the word dd stays."}])
+    got = json.loads(search_without_tex(data, [page]))[0]["text"]
+    # TeX that reads as text (a single letter, a &gt; b) is left: removing it could eat the prose ("word dd")
+    assert got == "The share is dd:\nd=TmodelT\nso a&gt;ba &gt; b holds; the word dd stays."
+
+
+def test_a_download_link_without_its_file_goes_and_its_menu_with_it(tmp_path):
+    from bookbuild.quarto.post_render import downloads_that_exist
+    menu = ('<div class="dropdown">\n<a href="" title="Download" id="quarto-navigation-tool-dropdown-0" '
+            'class="quarto-navigation-tool dropdown-toggle px-1" data-bs-toggle="dropdown"><i class="bi bi-download"></i></a>\n'
+            '<ul class="dropdown-menu" aria-labelledby="quarto-navigation-tool-dropdown-0">\n'
+            '<li>\n<a class="dropdown-item sidebar-tools-main-item" href="../book.pdf">\n<i class="bi bi-file-pdf pe-1"></i>\n'
+            'Download PDF\n</a>\n</li>\n<li>\n<a class="dropdown-item sidebar-tools-main-item" href="../book.epub">\n'
+            'Download ePub\n</a>\n</li>\n</ul>\n</div>\n<a href="" class="quarto-color-scheme-toggle quarto-navigation-tool px-1">T</a>')
+    single = '<a href="../book.pdf" title="Download PDF" class="quarto-navigation-tool px-1"><i class="bi bi-file-pdf"></i></a>'
+    page = tmp_path / "appendix" / "a.html"
+    page.parent.mkdir()
+    (tmp_path / "book.epub").write_bytes(b"epub")
+    kept = downloads_that_exist(menu, page)
+    assert "book.pdf" not in kept and 'href="../book.epub"' in kept and "dropdown-menu" in kept
+    assert downloads_that_exist(single, page) == ""
+    (tmp_path / "book.epub").unlink()
+    gone = downloads_that_exist(menu, page)
+    assert "dropdown" not in gone and "quarto-color-scheme-toggle" in gone

@@ -164,9 +164,30 @@ def callout_toggles(text: str) -> str:
     return CALLOUT_TOGGLE.sub(one, text)
 
 
-def quarto_chrome(text: str) -> str:
-    """What the book's layer mends in Quarto's own markup of a page (each step leaves a mended page as it is)."""
-    return callout_toggles(pagination_names(text))
+DOWNLOAD_ITEM = re.compile(r'<li>\s*<a class="dropdown-item sidebar-tools-main-item" href="([^"]+)"[^>]*>.*?</a>\s*</li>\s*',
+                           re.S)
+DOWNLOAD_TOOL = re.compile(r'<a href="([^"]+\.(?:pdf|epub))"[^>]*class="[^"]*quarto-navigation-tool[^"]*"[^>]*>.*?</a>', re.S)
+EMPTY_DROPDOWN = re.compile(r'<div class="dropdown">\s*<a [^>]*class="[^"]*quarto-navigation-tool[^"]*"[^>]*>.*?</a>\s*'
+                            r'<ul class="dropdown-menu"[^>]*>\s*</ul>\s*</div>', re.S)
+
+
+def downloads_that_exist(text: str, page: Path) -> str:
+    """Quarto's download links (the sidebar's tools) to a file that is there: Quarto links every format of
+    ``book: downloads`` whether or not this render wrote it (1.7.34 writes no typst book, so its PDF link was
+    a 404); a link to no file goes, and a menu left empty with it."""
+    def gone(href: str) -> bool:
+        h = html.unescape(href).split("#")[0].split("?")[0]
+        return bool(h) and "://" not in h and not (page.parent / h).is_file()
+    text = DOWNLOAD_ITEM.sub(lambda m: "" if gone(m.group(1)) else m.group(0), text)
+    text = DOWNLOAD_TOOL.sub(lambda m: "" if gone(m.group(1)) else m.group(0), text)
+    return EMPTY_DROPDOWN.sub("", text)
+
+
+def quarto_chrome(text: str, page: Path | None = None) -> str:
+    """What the book's layer mends in Quarto's own markup of a page (each step leaves a mended page as it is;
+    ``page``: where it lies, for the downloads it links)."""
+    text = callout_toggles(pagination_names(text))
+    return downloads_that_exist(text, page) if page is not None else text
 
 
 def script_tags(scripts: list[tuple[str, bool]], page: str) -> str:
@@ -237,6 +258,40 @@ def cjk_xrefs(text: str, forms: dict[str, str]) -> str:
     return BOOK_XREF.sub(one, text)
 
 
+MATH = re.compile(r"<math\b[^>]*>(.*?)</math>", re.S)
+TEX = re.compile(r'<annotation encoding="application/x-tex">(.*?)</annotation>', re.S)
+
+
+def math_texts(page: str) -> list[tuple[str, str]]:
+    """(what a reader sees, its TeX source) of each MathML formula of a page."""
+    out = []
+    for m in MATH.finditer(page):
+        tex = TEX.search(m.group(1))
+        if tex:
+            seen = html.unescape(re.sub(r"<[^>]*>", "", TEX.sub("", m.group(1))))
+            out.append((seen, html.unescape(tex.group(1))))
+            # ... as search.json may hold them: with the markup's entities (&gt;) kept
+            out.append((html.escape(seen, quote=False), html.escape(html.unescape(tex.group(1)), quote=False)))
+    return out
+
+
+def search_without_tex(data: str, pages: list[str]) -> str:
+    """Quarto's search.json with the TeX source of the pages' math taken out of its texts: Quarto indexes a
+    formula's MathML text and, right after it, its TeX annotation (``d=TmodelTmodel+Ttool(19.1)d =
+    \\frac{T_{\\text{model}}}…``), so a snippet showed the source. ``pages``: the HTML of the book's pages."""
+    pairs = sorted({p for page in pages for p in math_texts(page)}, key=lambda p: len(p[0]) + len(p[1]), reverse=True)
+    entries = json.loads(data)
+    for e in entries if isinstance(entries, list) else []:
+        text = e.get("text")
+        if not isinstance(text, str):
+            continue
+        for seen, tex in pairs:
+            if tex in text and re.search(r"[\\{}^_]", tex):   # source a reader would not read as text
+                text = re.sub(re.escape(seen) + r"\s*" + re.escape(tex), lambda _m, s=seen: s, text)
+        e["text"] = text
+    return json.dumps(entries, ensure_ascii=False)
+
+
 def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
           rendered: set[Path] | None = None, numbers: dict[str, str] | None = None,
           lang: str | None = None, forms: dict[str, str] | None = None) -> list[Path]:
@@ -265,6 +320,9 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
     search = out_dir / "search.json"
     if search.is_file() and numbers:
         search.write_text(renumber_search(search.read_text(encoding="utf-8"), numbers), encoding="utf-8")
+    if search.is_file():   # no TeX in the snippets
+        search.write_text(search_without_tex(search.read_text(encoding="utf-8"), [t for _, _, _, t in pages]),
+                          encoding="utf-8")
     if search.is_file():   # Quarto's own index, for the bridge to answer its fetch from file: pages
         (out_dir / SEARCH_DATA).parent.mkdir(parents=True, exist_ok=True)
         (out_dir / SEARCH_DATA).write_text("window.MLSYSIM_QUARTO_SEARCH = " + search.read_text(encoding="utf-8")
@@ -286,7 +344,7 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
         start = skip_link(text, page_language)
         if forms:
             text = cjk_xrefs(text, forms)
-        f.write_text(page_text(quarto_chrome(renumber_links(text, page, numbers)), head, body, start),
+        f.write_text(page_text(quarto_chrome(renumber_links(text, page, numbers), f), head, body, start),
                      encoding="utf-8")
     return [f for _, f, _, _ in pages]
 

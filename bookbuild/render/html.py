@@ -27,7 +27,7 @@ from . import outline as outline_module
 from .filters import Chapter, Context, transform
 from .outline import Heading, Section
 from .pages import relpath, source_key
-from . import pieces
+from . import pieces, previews
 from .pandoc import RenderError, read_files
 from .strings import ui
 
@@ -59,6 +59,7 @@ class Site:
     additions: Additions = field(default_factory=Additions)
     store: object = None
     environment: str = ""                # the build's environment digest ("": page bodies are not cached)
+    metadata: dict | None = None         # the book's metadata (its ``book:``: subtitle, author, date)
 
 
 def citeproc_lang(lang: str) -> str:
@@ -278,12 +279,57 @@ def article_body(page: str) -> tuple[int, int] | None:
     return (i + len(ARTICLE[0]), j) if 0 <= i < j else None
 
 
-def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
+def long_date(date: str, lang: str) -> str:
+    """A ``YYYY-MM-DD`` date as Quarto's title block prints it (its default ``date-format``, dayjs's ``LL``):
+    "December 1, 2026" in English (the pattern and month names: ``render/ui/<lang>.toml``); anything else as written."""
+    m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", date.strip())
+    u = ui(lang)
+    if not m or not 1 <= int(m.group(2)) <= 12:
+        return date.strip()
+    y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    months = u.get("months") or []
+    return u["date"].format(year=y, month=mo, day=d, month_name=months[mo - 1] if len(months) == 12 else mo)
+
+
+def book_fields(metadata: dict | None) -> dict:
+    """The book's ``subtitle``, ``author`` (a list) and ``date`` (``book:`` first, then the top level), each
+    as text; a keyword date (``today``) is left out, as the PDF's cover leaves it (two builds would differ)."""
+    meta = metadata or {}
+    book = meta.get("book") if isinstance(meta.get("book"), dict) else {}
+
+    def field(k: str):
+        return book.get(k, meta.get(k))
+    sub, date, authors = field("subtitle"), field("date"), field("author")
+    authors = [authors] if isinstance(authors, str) else authors if isinstance(authors, list) else []
+    date = str(date).strip() if isinstance(date, (str, int)) else ""
+    return {"subtitle": str(sub).strip() if isinstance(sub, str) else "",
+            "author": [str(a).strip() for a in authors if isinstance(a, str) and a.strip()],
+            "date": "" if date in ("today", "last-modified", "now") else date}
+
+
+def title_block(site: Site) -> str:
+    """The book's title block (its first page, as Quarto's): the title, subtitle, author and date."""
+    e, u, f = html.escape, ui(site.lang), book_fields(site.metadata)
+    out = [f'<header class="book-title-block">\n<h1 class="title">{e(site.title)}</h1>']
+    if f["subtitle"]:
+        out.append(f'<p class="subtitle">{e(f["subtitle"])}</p>')
+    meta = []
+    if f["author"]:
+        meta.append(f'<div><span class="title-meta-heading">{e(u["author"])}</span>'
+                    + "".join(f"<p>{e(a)}</p>" for a in f["author"]) + "</div>")
+    if f["date"]:
+        meta.append(f'<div><span class="title-meta-heading">{e(u["published"])}</span>'
+                    f'<p><time datetime="{e(f["date"])}">{e(long_date(f["date"], site.lang))}</time></p></div>')
+    if meta:
+        out.append('<div class="title-meta">' + "".join(meta) + "</div>")
+    return "\n".join(out) + "\n</header>\n"
+
+
+def page_html(site: Site, ch: Chapter, body: str, toc: str, previews: str = "") -> str:
     u = ui(site.lang)
     root = "../" * ch.page.count("/")
     # the book's title heads its first page, as Quarto's title block does
-    title_block = (f'<header class="book-title-block"><h1 class="title">{html.escape(site.title)}</h1></header>\n'
-                   if ch.page == "index.html" and site.title else "")
+    title_block_ = title_block(site) if ch.page == "index.html" and site.title else ""
     page_title = f"{ch.title} – {site.title}" if ch.title != site.title else site.title
     e = html.escape
     return f"""<!DOCTYPE html>
@@ -297,7 +343,7 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
 {THEME_BOOT}
 <link rel="stylesheet" href="{root}assets/book.css">
 {added_styles(site, ch)}</head>
-<body data-root="{root}" data-noresults="{e(u['noresults'])}">
+<body data-root="{root}" data-noresults="{e(u['noresults'])}" data-anchor="{e(u['anchor'])}">
 <a class="skip-link" href="#content">{e(u['skip'])}</a>
 <header class="topbar">
 <button type="button" class="sidebar-toggle" aria-controls="sidebar" aria-expanded="false" title="{e(u['menu'])}">☰</button>
@@ -320,8 +366,8 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str) -> str:
 </nav>
 <main id="content" class="content" tabindex="-1">
 {f'<details class="toc-menu"><summary>{e(u["toc"])}</summary>{toc}</details>' if toc else ""}
-{title_block}{ARTICLE[0]}{body}{ARTICLE[1]}
-<nav class="pager">
+{title_block_}{ARTICLE[0]}{body}{ARTICLE[1]}
+{previews}<nav class="pager">
 {_pager(site, ch)}
 </nav>
 </main>
@@ -391,11 +437,12 @@ def render_site(site: Site, out: Path) -> list[Path]:
     written: list[Path] = []
     records: list[dict] = []
     scope = fragment_scope(site) if site.environment else None
+    bodies = {ch.page: chapter_fragment(site, ch, scope) for ch in site.chapters}
     for ch in site.chapters:
-        body = chapter_fragment(site, ch, scope)
+        body = bodies[ch.page]
         recs, toc = page_outline(site, body, ch)
         records.extend(recs)
-        _write(out / ch.page, page_html(site, ch, body, toc), written)
+        _write(out / ch.page, page_html(site, ch, body, toc, previews.templates(ch.page, body, bodies)), written)
     if not any(ch.page == "index.html" for ch in site.chapters):
         _write(out / "index.html", redirect_html(site, site.chapters[0].page), written)
     (out / "assets").mkdir(exist_ok=True)

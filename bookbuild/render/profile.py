@@ -183,7 +183,7 @@ def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
         site = Site(profile=profile, lang=lang, title=title, chapters=chapters, ctx=ctx, bibliography=bibs,
                     pdf_name=name if "pdf" in formats else None,
                     epub_name=epub_name(book) if "epub" in formats else None, repo_url=repo_url(book), others=_other_profiles(exec_dir, profile), additions=Additions.read(exec_dir),
-                    store=pandoc.store, environment=environment)
+                    store=pandoc.store, environment=environment, metadata=book.get("metadata"))
         files += render_site(site, out)
     if "pdf" in formats:
         ctx = replace(ctx, fmt="typst")

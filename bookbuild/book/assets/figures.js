@@ -109,6 +109,26 @@
     if (el._fullLayout && Math.abs(el._fullLayout.width - el._mlsysimWidth) > 1) Plotly.Plots.resize(el);
     observer.observe(el);
   }
+  /* printing: a figure drawn at a wide screen's width would be cut at the printed column's edge (plotly
+     draws at a fixed size, and no resize reaches it before the page is set); each wider one is redrawn at a
+     width every printed column holds (6.5 in, the text width of a Letter or A4 page), then given back its
+     box's width */
+  var PRINT_WIDTH = 624;
+  window.addEventListener("beforeprint", function () {
+    Array.prototype.forEach.call(document.querySelectorAll(".mlsysim-plot"), function (el) {
+      if (el._fullLayout && el._fullLayout.width > PRINT_WIDTH) {
+        el._mlsysimPrinted = true;
+        Plotly.relayout(el, { width: PRINT_WIDTH });
+      }
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    Array.prototype.forEach.call(document.querySelectorAll(".mlsysim-plot"), function (el) {
+      if (!el._mlsysimPrinted) return;
+      el._mlsysimPrinted = false;
+      Plotly.relayout(el, { width: null });
+    });
+  });
   /* the figure's plotly options; where the figure follows its own box (below), plotly's window-resize
      handler is left off, so one resize redraws each figure once */
   function config(spec) {

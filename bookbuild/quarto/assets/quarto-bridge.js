@@ -26,6 +26,12 @@
       }
       return fetch0(input, init);
     };
+    /* Quarto's search (quarto-search.js, a classic script: its top-level var is the page's) alerts on
+       file: before its first fetch, in English, and answers that keystroke with nothing; the index is here,
+       so that warning is already given: the first keystroke fetches it (above) */
+    document.addEventListener("DOMContentLoaded", function () {
+      if (window.MLSYSIM_QUARTO_SEARCH && "shownWarning" in window) window.shownWarning = true;
+    });
   }
 
   function syncTheme() {

@@ -54,6 +54,10 @@
     });
   }
 
+  /* reading aids, as Quarto's anchor-sections, crossrefs-hover and citations-hover */
+  anchors();
+  previews();
+
   /* search */
   var input = document.getElementById("search-input");
   var list = document.getElementById("search-results");
@@ -147,4 +151,158 @@
   });
   var m = /[?&]q=([^&]*)/.exec(window.location.search);
   if (m) { input.value = decodeURIComponent(m[1].replace(/\+/g, " ")); show(); }
+
+  /* every section heading links to itself: a tab stop shown on hover or focus (always where nothing
+     hovers: touch); its mark is drawn by CSS, so the heading's text stays what the page says */
+  function anchors() {
+    var label = body.getAttribute("data-anchor") || "Link to this section";
+    var hs = document.querySelectorAll("article.chapter h2[id], article.chapter h3[id], article.chapter h4[id], " +
+                                       "article.chapter h5[id], article.chapter h6[id]");
+    Array.prototype.forEach.call(hs, function (h) {
+      if (h.querySelector("a.anchor-link")) return;
+      var a = document.createElement("a");
+      a.className = "anchor-link";
+      a.href = "#" + h.id;
+      a.setAttribute("aria-label", label);
+      h.appendChild(a);
+    });
+  }
+
+  /* a cross-reference or citation previews what it points at: on hover, on keyboard focus, and on a
+     first tap (a second tap follows it); Escape or a tap elsewhere closes it. A target on this page is
+     copied from the page (as the reader's choice shows it); one on another page from the page's
+     <template id="xref-previews">, which the build filled (file: pages can fetch nothing). */
+  function previews() {
+    var store = document.getElementById("xref-previews");
+    var tip = document.createElement("div");
+    tip.className = "xref-preview";
+    tip.id = "xref-preview";
+    tip.setAttribute("role", "tooltip");
+    tip.hidden = true;
+    body.appendChild(tip);
+    var owner = null, timer = null, touched = null;
+
+    function linkOf(t) {
+      var a = t && t.closest ? t.closest("a.quarto-xref, a[role='doc-biblioref']") : null;
+      return a && !tip.contains(a) ? a : null;
+    }
+    function absolute(url, base) {
+      try { return new URL(url, base).href; } catch (e) { return url; }
+    }
+    /* the copy shows, it does not act: no ids, no tab stops, no computed-number behaviour, no scripts */
+    function inert(node, base) {
+      Array.prototype.forEach.call(node.querySelectorAll("script, noscript, .mlsysim-plot, .anchor-link, button, select, input"),
+        function (e) {
+          var src = e.classList && e.classList.contains("mlsysim-plot") && e.getAttribute("data-static");
+          if (src) {
+            var img = document.createElement("img");
+            img.src = base ? absolute(src, base) : src;
+            img.alt = "";
+            img.className = "mlsysim-static";
+            e.parentNode.replaceChild(img, e);
+          } else e.parentNode.removeChild(e);
+        });
+      [node].concat(Array.prototype.slice.call(node.querySelectorAll("*"))).forEach(function (e) {
+        e.removeAttribute("id");
+        e.removeAttribute("tabindex");
+        e.removeAttribute("aria-describedby");
+        if (e.classList.contains("mlsysim-v")) { e.classList.remove("mlsysim-v", "mlsysim-v-open"); e.removeAttribute("data-attr"); }
+        if (e.tagName === "A") e.setAttribute("tabindex", "-1");
+        if (base && e.hasAttribute("href")) e.setAttribute("href", absolute(e.getAttribute("href"), base));
+        if (base && e.hasAttribute("src")) e.setAttribute("src", absolute(e.getAttribute("src"), base));
+      });
+      return node;
+    }
+    function content(a) {
+      var href = a.getAttribute("href") || "";
+      var out = document.createDocumentFragment(), target = null, base = null;
+      if (href.charAt(0) === "#") {
+        target = document.getElementById(decodeURIComponent(href.slice(1)));
+        if (!target) return null;
+        out.appendChild(inert(target.cloneNode(true)));
+        var next = target.nextElementSibling;
+        if (/^H[1-6]$/.test(target.tagName) && next && next.tagName === "P") out.appendChild(inert(next.cloneNode(true)));
+      } else if (store && store.content) {
+        var held = Array.prototype.filter.call(store.content.children, function (d) {
+          return d.getAttribute("data-preview") === href;
+        })[0];
+        if (!held) return null;
+        base = absolute(held.getAttribute("data-page"), location.href);
+        Array.prototype.forEach.call(held.children, function (c) { out.appendChild(inert(c.cloneNode(true), base)); });
+      } else return null;
+      return out;
+    }
+    function place(a) {
+      var rects = a.getClientRects(), r = rects.length ? rects[0] : a.getBoundingClientRect();
+      var bar = document.querySelector(".topbar"), barH = bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
+      tip.style.left = "0px";
+      tip.style.top = "0px";
+      var w = tip.offsetWidth, h = tip.offsetHeight, vw = document.documentElement.clientWidth, vh = window.innerHeight;
+      var below = vh - r.bottom - 10, above = r.top - barH - 10;
+      var under = h <= below || below >= above;
+      var top = under ? r.bottom + 6 : r.top - Math.min(h, above) - 6;
+      var left = Math.min(Math.max(8, r.left), Math.max(8, vw - w - 8));
+      tip.style.maxHeight = Math.max(120, under ? below : above) + "px";
+      tip.style.left = (left + window.scrollX) + "px";
+      tip.style.top = (top + window.scrollY) + "px";
+    }
+    function show(a) {
+      clearTimeout(timer);
+      if (owner === a && !tip.hidden) return;
+      var c = content(a);
+      if (!c) { hide(); return; }
+      if (owner && owner !== a) owner.removeAttribute("aria-describedby");
+      tip.innerHTML = "";
+      tip.appendChild(c);
+      tip.classList.toggle("xref-preview-cite", a.getAttribute("role") === "doc-biblioref");
+      tip.hidden = false;
+      owner = a;
+      a.setAttribute("aria-describedby", "xref-preview");
+      place(a);
+    }
+    function hide() {
+      clearTimeout(timer);
+      tip.hidden = true;
+      if (owner) owner.removeAttribute("aria-describedby");
+      owner = null;
+    }
+    function later() { clearTimeout(timer); timer = setTimeout(hide, 250); }
+
+    document.addEventListener("mouseover", function (e) {
+      var a = linkOf(e.target);
+      if (a) { clearTimeout(timer); timer = setTimeout(function () { show(a); }, 120); }
+      else if (tip.contains(e.target)) clearTimeout(timer);
+    });
+    document.addEventListener("mouseout", function (e) {
+      var from = linkOf(e.target) || (tip.contains(e.target) ? tip : null);
+      if (!from) return;
+      var to = e.relatedTarget;
+      if (to && (tip.contains(to) || (owner && owner.contains(to)))) return;
+      if (owner && document.activeElement === owner) return;
+      later();
+    });
+    document.addEventListener("focusin", function (e) {
+      var a = linkOf(e.target);
+      if (a) show(a);
+      else if (owner && !tip.contains(e.target)) hide();
+    });
+    document.addEventListener("focusout", function (e) {
+      if (owner && linkOf(e.target) === owner && !(e.relatedTarget && tip.contains(e.relatedTarget))) later();
+    });
+    document.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && owner) { hide(); e.stopPropagation(); }
+    });
+    /* touch: the first tap on a reference shows its preview, the second follows it */
+    document.addEventListener("pointerdown", function (e) {
+      var a = e.pointerType === "touch" ? linkOf(e.target) : null;
+      touched = a && (owner !== a || tip.hidden) ? a : null;   /* before the tap's focus shows it */
+    }, true);
+    document.addEventListener("click", function (e) {
+      var a = linkOf(e.target);
+      if (a && touched === a) { e.preventDefault(); show(a); }
+      else if (!a && owner && !tip.contains(e.target)) hide();
+      touched = null;
+    });
+    window.addEventListener("resize", function () { if (owner) place(owner); });
+  }
 })();

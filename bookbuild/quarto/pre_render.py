@@ -1,0 +1,64 @@
+"""Quarto's ``project: pre-render`` step: the Chinese book's EPUB font, before Quarto writes the EPUB.
+
+Quarto's EPUB embeds the fonts ``epub-fonts`` names (_quarto-zh.yml) and styles them by the book's
+``_extensions/mlsysim-book/epub-cjk.css``; the font is :data:`FONT`, Noto Serif CJK SC reduced to the
+characters the Chinese book can print (:func:`book_characters`), as bookbuild's own EPUB embeds it
+(:func:`bookbuild.render.epub.cjk_subset`), so the Chinese text is readable without a system CJK font. The
+characters are those of every file the Chinese book's text comes from (its chapters, the cells both
+languages include, the library's Chinese wording, the interface strings, the bibliography and its style),
+a superset of what it prints. The file is written only when its bytes change (two renders: the same file).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..errors import BuildError
+from ..project import load_book, profiles
+from ..render.epub import cjk_subset
+from ..render.pdf import CJK_RE, require_cjk_font_dir
+from ..settings import Settings, quarto_environment
+
+FONT = Path("_build/quarto/epub/NotoSerifCJKsc-book.otf")
+#: where the Chinese book's text comes from besides its chapters (globs under the project)
+SOURCES = ("appendix/_cells/*.qmd", "lectures/_cells/*.qmd", "mlsysim/**/*.py", "mlsysim/data/*.toml",
+           "notes/glossary.toml", "bookbuild/render/ui/*.toml", "bookbuild/book/ui/*.toml", "_quarto*.yml",
+           "references.bib", "csl/*.csl")
+
+
+def book_characters(root: Path, chapters: list[Path]) -> str:
+    """Every CJK character of the Chinese book's chapters and of the files in :data:`SOURCES`, sorted."""
+    files = {root / c for c in chapters} | {f for g in SOURCES for f in root.glob(g)}
+    chars = set()
+    for f in sorted(files):
+        if f.is_file():
+            chars.update(CJK_RE.findall(f.read_text(encoding="utf-8", errors="replace")))
+    return "".join(sorted(chars))
+
+
+def write_font(root: Path, profile: str, font_dir: str | None = None) -> Path | None:
+    """The EPUB font of ``profile``'s book (a Chinese one; None for another language)."""
+    book = load_book(root, profile)
+    if not book.lang.startswith("zh"):
+        return None
+    data = cjk_subset(require_cjk_font_dir(font_dir), book_characters(root, [c.path for c in book.chapters]))
+    out = root / FONT
+    if not out.is_file() or out.read_bytes() != data:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    root = Path.cwd().resolve()
+    active = quarto_environment()["profile"]
+    names = profiles(root)
+    profile = next((p.strip() for p in active.split(",") if p.strip() in names), None) or load_book(root, None).profile
+    try:
+        out = write_font(root, profile, Settings.make(root, quiet=True).cjk_font_dir)   # BOOK_CJK_FONT_DIR, as the build
+    except BuildError as e:
+        print(e.format(), file=sys.stderr)
+        return 1
+    if out is not None:
+        print(f"bookbuild: the EPUB's CJK font -> {out.relative_to(root)}")
+    return 0
