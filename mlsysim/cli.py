@@ -314,6 +314,9 @@ def _cmd_reference(a, out) -> None:
         out.write(f"{k:<{width}}  {val}\n")
     if v.note:
         out.write(f"note: {v.note}\n")
+    if v.node_kv_pool_bytes is not None and v.pool_precision != v.weight_precision:
+        out.write(f"note: the reference configuration, as the appendix computes it: {v.weight_precision} weights "
+                  f"served from a pool sized for {v.pool_precision} weights\n")
 
 
 def _bits(precision: str) -> str:

@@ -134,6 +134,21 @@ def test_cli_reserve_is_shown_and_settable():
     assert bad.returncode == 2 and "--reserve" in bad.stderr and len(bad.stderr.splitlines()) == 1
 
 
+def test_the_pool_holds_the_weights_at_the_precision_served():
+    # Llama-3.1-70B on a DGX H100 (8 x 80 GiB): at bf16 the pool is 8 x 80 GiB - 70.6e9 x 2 bytes - 20 GB = 526.0 GB;
+    # on an H200 node (8 x 141 GiB) at fp8 it is 8 x 141 GiB - 70.6e9 x 1 byte - 20 GB = 1,160.6 GB
+    r = _cli("reference", "-p", "bf16")
+    assert re.search(r"^Attention-state pool per node +526\.0 GB \(16-bit weights held, 20 GB reserve\)$", r.stdout, re.M)
+    assert "sized for" not in r.stdout
+    r = _cli("reference", "-a", "H200", "-p", "fp8", "--reserve", "20")
+    assert re.search(r"^Attention-state pool per node +1,160\.6 GB \(8-bit weights held, 20 GB reserve\)$", r.stdout, re.M), r.stdout
+    # the reference itself keeps the seed's pool sized for 16-bit weights, and the output says so
+    r = _cli("reference")
+    assert re.search(r"\(16-bit weights held, 20 GB reserve\)$", r.stdout, re.M)
+    assert "note: the reference configuration, as the appendix computes it: fp8 weights served from a pool sized for " \
+           "bf16 weights" in r.stdout
+
+
 def test_every_subcommand_speaks_json_and_never_infinity():
     import json
     for args in (("list",), ("show", "H100"), ("show", "Mixtral_8x7B"), ("reference",), ("lecture",),

@@ -51,6 +51,12 @@
     var d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
     return Array.prototype.map.call(d, function (b) { return (b < 16 ? "0" : "") + b.toString(16); }).join("");
   }
+  function whole(b) {   /* the shape of Pyodide's snapshot: a header (its size, a multiple of 16, in the second word) and
+                          the interpreter's memory after it, whole 64 KiB pages; anything else would hang its loader */
+    if (b.length < 48 || b.length % 4) return false;
+    var w = new Uint32Array(b.buffer, b.byteOffset, 3), head = w[1];
+    return head >= 48 && head % 16 === 0 && w[2] <= head && head < b.length && (b.length - head) % 65536 === 0;
+  }
   var snapshot = {
     name: "mlsysim-live-snapshots",
     header: "X-Mlsysim-Sha256",
@@ -61,7 +67,7 @@
         var r = await (await caches.open(this.name)).match(key);
         if (!r) return null;
         var want = r.headers.get(this.header), got = new Uint8Array(await r.arrayBuffer());
-        if (want && got.length && await sha256(got) === want) return got;
+        if (want && whole(got) && await sha256(got) === want) return got;
       } catch (e) { /* unreadable: discarded below */ }
       await this.discard(key);
       return null;
