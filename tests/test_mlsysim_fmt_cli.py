@@ -136,7 +136,7 @@ def test_cli_reserve_is_shown_and_settable():
 
 def test_the_pool_holds_the_weights_at_the_precision_served():
     # Llama-3.1-70B on a DGX H100 (8 x 80 GiB): at bf16 the pool is 8 x 80 GiB - 70.6e9 x 2 bytes - 20 GB = 526.0 GB;
-    # on an H200 node (8 x 141 GiB) at fp8 it is 8 x 141 GiB - 70.6e9 x 1 byte - 20 GB = 1,160.6 GB
+    # on an H200 node (8 x 141 GiB = 1,211.2 GB) at fp8 it is 1,211.2 GB - 70.6e9 x 1 byte - 20 GB = 1,120.6 GB
     r = _cli("reference", "-p", "bf16")
     assert re.search(r"^Attention-state pool per node +526\.0 GB \(16-bit weights held, 20 GB reserve\)$", r.stdout, re.M)
     assert "sized for" not in r.stdout
