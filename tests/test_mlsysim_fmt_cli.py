@@ -141,7 +141,7 @@ def test_the_pool_holds_the_weights_at_the_precision_served():
     assert re.search(r"^Attention-state pool per node +526\.0 GB \(16-bit weights held, 20 GB reserve\)$", r.stdout, re.M)
     assert "sized for" not in r.stdout
     r = _cli("reference", "-a", "H200", "-p", "fp8", "--reserve", "20")
-    assert re.search(r"^Attention-state pool per node +1,160\.6 GB \(8-bit weights held, 20 GB reserve\)$", r.stdout, re.M), r.stdout
+    assert re.search(r"^Attention-state pool per node +1,120\.6 GB \(8-bit weights held, 20 GB reserve\)$", r.stdout, re.M), r.stdout
     # the reference itself keeps the seed's pool sized for 16-bit weights, and the output says so
     r = _cli("reference")
     assert re.search(r"\(16-bit weights held, 20 GB reserve\)$", r.stdout, re.M)
