@@ -226,3 +226,21 @@ def _within(f, text: str) -> bool:
     except ValueError:
         return False
     return math.isfinite(x) and f.low <= x <= f.high
+
+
+@pytest.mark.parametrize("lang, path", [("en", "lectures/lecture19-agent-stalls.qmd"),
+                                        ("zh", "lectures/lecture19-agent-stalls.zh.qmd")])
+def test_the_lecture_computes_the_inputs_a_reader_typed_live(lang, path):
+    """The lecture's cells, as live mode runs them, for the inputs that once gave "not a simple unit fraction"
+    and "float division by zero": 15 s of tools and 90 s of model (a duty cycle of 90 / 105 = 6/7, 86 %),
+    and a 2 GB budget, which holds no 2.147 GB session (16,384 tokens x 131,072 bytes): one line naming it."""
+    cells = cell_records(parse(path, ROOT), keep)
+    res, _ = R.run_choice(cells, {"accelerator": "H100", "t_tool": "15", "t_model": "90"}, root=str(ROOT),
+                          precision="fp8", profile=lang)
+    assert "error" not in res, res.get("error")
+    assert res["values"]["StandingSession.duty_pct_str"] == "86" and not res["pins"]   # a claim it breaks is marked
+    assert res["values"]["StandingSession.duty_words_str"] == {"en": "six sevenths", "zh": "七分之六"}[lang]
+    res, _ = R.run_choice(cells, {"accelerator": "H100", "t_tool": "15", "t_model": "90", "lecture_kv_budget": "2"},
+                          root=str(ROOT), precision="fp8", profile=lang)
+    assert res["error"].startswith("InputError: lecture_kv_budget: 2 GB holds no standing session of 16,384 tokens")
+    assert "\n" not in res["error"]
