@@ -90,7 +90,13 @@ def test_import_mlsysim_on_a_registry_mistake_prints_one_line(tmp_path, untouche
     assert rendered == repr([line])
 
 
-@pytest.mark.parametrize("file, old, new, where, words", MISTAKES[:1] + MISTAKES[6:7], ids=["unit", "toml-syntax"])
+#: a measurement refused as the registry's files are (measurements.toml: a count that is not a whole number)
+MEASUREMENT = ("measurements.toml", "count = 2", "count = true", ": [nim-llama33-70b-h100x2-5000-500-c1] count:",
+               "expected a positive integer")
+
+
+@pytest.mark.parametrize("file, old, new, where, words", MISTAKES[:1] + MISTAKES[6:7] + [MEASUREMENT],
+                         ids=["unit", "toml-syntax", "measurement"])
 def test_check_reports_a_registry_mistake_once_before_any_chapter(tmp_path, untouched, file, old, new, where, words):
     """``python -m bookbuild check`` on a broken registry: one line, naming the data file, entry and field
     (not a cell of whichever chapter imported mlsysim first), once for both books, and no chapter run."""

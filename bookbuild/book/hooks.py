@@ -31,6 +31,8 @@ from .provenance import explain_cell
 PRELOAD = ("numpy", "pint", "matplotlib", "mlsysim")
 #: what the layer's own checks import in the build process (the typography check reads the library's strings)
 CHECKS_IMPORT = ("mlsysim.explorer", "mlsysim.measurements")
+#: what loads and checks every registry file (data/*.toml), imported before any chapter runs (library_loads)
+REGISTRY_IMPORT = ("mlsysim", "mlsysim.measurements")
 #: the libraries whose whole code and data the chapters' results depend on
 LIBRARIES = ("mlsysim",)
 #: the user's variables that point the library at another data folder (the cache keys cover it)
@@ -169,15 +171,16 @@ def preload(root: Path, cache_folder: Path | None) -> None:
 
 
 def library_loads(root: Path) -> None:
-    """``import mlsysim`` (the project's own, as the chapters import it) in the build process, before any
-    chapter runs: a registry file it refuses is the build's one problem, reported once, naming the data
+    """``import mlsysim`` and its measurements (the project's own, as the chapters import them) in the build
+    process, before any chapter runs: a registry file they refuse is the build's one problem, reported once, naming the data
     file (relative to the project), the entry and the field, instead of once per chapter against whichever
     cell imported it first."""
-    if "mlsysim" in sys.modules:
+    if "mlsysim" in sys.modules and REGISTRY_IMPORT[-1] in sys.modules:
         return
     sys.path.insert(0, str(root))
     try:
-        import mlsysim  # noqa: F401
+        for name in REGISTRY_IMPORT:
+            __import__(name)
     except Exception as exc:  # noqa: BLE001 - only the registry's own error is the build's; others stay the cells'
         from mlsysim.errors import RegistryError
         if not isinstance(exc, RegistryError):
