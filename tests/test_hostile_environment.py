@@ -88,6 +88,11 @@ def test_import_mlsysim_on_a_registry_mistake_prints_one_line(tmp_path, untouche
     name, text, rendered = caught.stdout.splitlines()
     assert name == "RegistryError" and text == line.removeprefix("mlsysim: error: ")
     assert rendered == repr([line])
+    if words == "has no unit":   # once: IPython itself (Jupyter, the kernel Quarto runs)
+        shell = run(tmp_path, "-c", "from IPython.testing.globalipapp import start_ipython\n"
+                    "r = start_ipython().run_cell('import mlsysim')\nprint('failed:', not r.success)\n", env=env)
+        shown = [ln for ln in (shell.stdout + shell.stderr).splitlines() if ln.strip()]
+        assert shown == [line, "failed: True"], shown   # the notebook's cell shows the one line, no traceback
 
 
 #: a measurement refused as the registry's files are (measurements.toml: a count that is not a whole number)
