@@ -136,6 +136,7 @@
       await snapshot.discard(snapKey);     /* a snapshot Pyodide cannot start from: start as a first visit */
       snap = null;
       delete opts._loadSnapshot;
+      opts._makeSnapshot = true;           /* and make a good one for the next visit */
       py = await mod.loadPyodide(opts);
     }
     timings.restored = !!snap;
