@@ -353,8 +353,8 @@ class _Loader:
     def source(self, file, entry, fld, key) -> Source:
         if key not in self.sources:
             raise RegistryError(f"{self.where(file, entry, fld)}: unknown source {_printable(str(key))!r}"
-                                f"{_closest(str(key), self.sources)}; define it in sources.toml "
-                                f"(python -m mlsysim list names the sources in use)")
+                                f"{_closest(str(key), self.sources)} (a source is the [name] of an entry "
+                                f"of sources.toml; add one there for a new source)")
         return self.sources[key]
 
     def quantity(self, file, entry, fld, text, kind):
