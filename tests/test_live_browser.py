@@ -356,6 +356,8 @@ def test_a_missing_or_damaged_live_file_is_said_in_the_pages_language_with_the_s
             page.close()
         link_page = ctx.new_page()
         link_page.goto(base + (EN if lang == "en" else ZH) + "?live=1&accelerator=B200")
+        link_page.wait_for_function("() => document.documentElement.getAttribute('data-mlsysim-live') === 'error'",
+                                    timeout=BOOT_TIMEOUT_MS)   # a damaged wheel is found once Pyodide has started
         link_page.wait_for_selector("#mlsysim-choice .mc-live-static")
         link_page.click("#mlsysim-choice .mc-live-static")
         link_page.wait_for_load_state()
