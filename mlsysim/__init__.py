@@ -21,7 +21,12 @@ except RegistryError as _exc:
     if _sys.argv[:1] == ["-m"] or _os.path.basename(_sys.argv[0] if _sys.argv else "") == "mlsysim":
         _sys.stderr.write(f"mlsysim: error: {_exc}\n")
         raise SystemExit(2) from None
-    raise
+    # a script or ``python -c "import mlsysim"`` that does not catch it: the one line, not a traceback
+    # (a notebook prints the same line through RegistryError._render_traceback_)
+    if not getattr(_sys.excepthook, "mlsysim_one_line", False):
+        from .errors import one_line_excepthook as _hook
+        _sys.excepthook = _hook(_sys.excepthook)
+    raise _exc.with_traceback(None) from None
 from .units import *  # noqa: F401,F403
 from .units import __all__ as _units_all
 

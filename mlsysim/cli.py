@@ -75,6 +75,14 @@ def _name(text: str) -> str:
     return text.strip()
 
 
+def _given(text: str) -> str:
+    """A free value (``--bandwidth``, ``--t-tool``, ...): checked with the scenario's range later; an empty one is
+    refused here (the page reads an empty field as the reference; on a command line it is a mistake)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a value, got ''; leave the option out for the reference's")
+    return text
+
+
 def _precision(text: str) -> str:
     """``--weight-precision``: a precision name the registry knows (the accelerator's are checked later)."""
     if text not in PRECISION_BYTES:
@@ -100,12 +108,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--kv-bytes", type=_kv_bytes, default=None,
                    help=f"bytes per stored key/value element, from {KV_BYTES_MIN:g} to {KV_BYTES_MAX:g} "
                         "(default: --kv-precision's)")
-    r.add_argument("--kv-precision", default=None, help="precision of stored keys and values (default: bf16)")
-    r.add_argument("--bandwidth", default=None, help="the accelerator's memory bandwidth, TB/s (or '6 TB/s')")
-    r.add_argument("--peak", default=None, help="the accelerator's dense peak at the weight precision, Tflop/s")
-    r.add_argument("--capacity", default=None,
+    r.add_argument("--kv-precision", type=_given, default=None, help="precision of stored keys and values (default: bf16)")
+    r.add_argument("--bandwidth", type=_given, default=None, help="the accelerator's memory bandwidth, TB/s (or '6 TB/s')")
+    r.add_argument("--peak", type=_given, default=None, help="the accelerator's dense peak at the weight precision, Tflop/s")
+    r.add_argument("--capacity", type=_given, default=None,
                    help="memory per accelerator in the vendor's GB (80 on an H100 is its 80 GiB)")
-    r.add_argument("--batch", default=None, help="streams in one batched decode step (default: 64)")
+    r.add_argument("--batch", type=_given, default=None, help="streams in one batched decode step (default: 64)")
     r.add_argument("--reserve", type=_reserve, default=None,
                    help="GB of runtime buffers the node pool leaves out (default: the appendix's 20 GB)")
     r.add_argument("--context", type=_context, default=None,
@@ -116,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
     for key, f in FREE.items():
         if f.chapter == "lecture":
             flag = "--" + key.removeprefix("lecture_").replace("_", "-")
-            lec.add_argument(flag, dest=key, default=None, help=f"{f.what} ({f.unit}); default: data/reference.toml [lecture]")
+            lec.add_argument(flag, dest=key, type=_given, default=None, help=f"{f.what} ({f.unit}); default: data/reference.toml [lecture]")
     lec.add_argument("--json", action="store_true", help="one JSON object in SI base units")
     c = sub.add_parser("calibrate", help="published measurements against the floors under them (the appendix's table)")
     c.add_argument("--accelerator", "-a", type=_name, default=None, help="only measurements on this accelerator")
@@ -306,6 +314,9 @@ def _cmd_reference(a, out) -> None:
         out.write(f"{k:<{width}}  {val}\n")
     if v.note:
         out.write(f"note: {v.note}\n")
+    if v.node_kv_pool_bytes is not None and v.pool_precision != v.weight_precision:
+        out.write(f"note: the reference configuration, as the appendix computes it: {v.weight_precision} weights "
+                  f"served from a pool sized for {v.pool_precision} weights\n")
 
 
 def _bits(precision: str) -> str:

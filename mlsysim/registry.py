@@ -337,7 +337,12 @@ class _Loader:
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:  # duplicate keys land here too
-            raise RegistryError(f"{path}: {exc} (a name may be defined twice; each entry needs a unique [name])") from None
+            msg, _, at = str(exc).partition(" (at line ")
+            line = at.split(",")[0] if at[:1].isdigit() else ""
+            twice = "twice" in msg or "overwrite" in msg
+            raise RegistryError(f"{path}" + (f":{line}" if line else "") + f": not valid TOML: {msg}"
+                                + ("; each entry needs a unique [name] and each field is written once" if twice
+                                   else "")) from None
 
     def where(self, file: str, entry: str | None, fld: str = "") -> str:
         """``<folder>/<file>: [entry] field`` (entry or field left out where there is none; a quoted TOML
@@ -347,8 +352,9 @@ class _Loader:
 
     def source(self, file, entry, fld, key) -> Source:
         if key not in self.sources:
-            raise RegistryError(f"{self.where(file, entry, fld)}: unknown source {key!r}; define it in sources.toml "
-                                f"(known: {', '.join(_printable(k) for k in sorted(self.sources))})")
+            raise RegistryError(f"{self.where(file, entry, fld)}: unknown source {_printable(str(key))!r}"
+                                f"{_closest(str(key), self.sources)} (a source is the [name] of an entry "
+                                f"of sources.toml; add one there for a new source)")
         return self.sources[key]
 
     def quantity(self, file, entry, fld, text, kind):
@@ -529,6 +535,13 @@ def _load_accelerator(ld: _Loader, name: str, e, links: Mapping[str, Link]) -> A
     mem = {}
     for fld in ("capacity", "bandwidth"):  # the kind of each is its name
         mem[fld], sources[f"memory.{fld}"] = ld.sourced(F, name, f"memory.{fld}", e["memory"][fld], fld)
+    gib = mem["capacity"].to("GiB").magnitude
+    if str(mem["capacity"].units) != "gibibyte" or gib != round(gib):
+        # one convention for every part: the vendor's "GB" read the JEDEC way, a whole number of GiB
+        # (fmt_memory_capacity prints it back as the vendor's label); a decimal figure goes in conflicts
+        raise RegistryError(f"{ld.where(F, name, 'memory.capacity')}: {e['memory']['capacity'].get('value')!r} is not a "
+                            f"whole number written in GiB; store the vendor's 'GB' figure as GiB (an '80GB' part is "
+                            f"\"80 GiB\") and put a decimal figure under conflicts")
     dense, sparse, compute_sources = _load_compute(ld, name, e["compute"])
     sources.update(compute_sources)
     return Accelerator(

@@ -197,6 +197,14 @@ def _number(f: Free, value: Any) -> float:
     return x
 
 
+def _three(x: float, up: bool = False) -> str:
+    """``x`` (> 0) to three significant digits in plain digits ("2.15", "1,310"); ``up``: rounded up, never below."""
+    e = math.floor(math.log10(x))
+    step = 10.0 ** (e - 2)
+    y = (math.ceil(x / step - 1e-9) if up else round(x / step)) * step
+    return f"{y:,.{max(0, 2 - e)}f}"
+
+
 def _whole(f: Free, value: Any) -> int:
     if f.allowed:
         try:
@@ -393,9 +401,10 @@ def _lecture_inputs(free: Mapping[str, Any]) -> LectureInputs:
     budget = q("lecture_kv_budget", "GB")
     session = Q_(2 * model.layers * model.kv_heads * model.head_dim * 2 * int(context), "byte")  # K = S k, 16-bit
     if budget < session:   # the lecture prices a card that holds its standing session
+        gb = session.to("GB").magnitude
         raise InputError(f"lecture_kv_budget: {budget.to('GB').magnitude:,g} GB holds no standing session of "
-                         f"{int(context):,} tokens ({session.to('GB').magnitude:,.3g} GB each); choose a budget of at "
-                         f"least {session.to('GB').magnitude:,.3g} GB or a shorter session context")
+                         f"{int(context):,} tokens ({_three(gb)} GB each); choose a budget of at "
+                         f"least {_three(gb, up=True)} GB or a shorter session context")
     return LectureInputs(kv_heads=int(kv_heads), context=int(context), kv_budget=budget,
                          link_bandwidth=q("link_bandwidth", "GB/s"), prefill_rate=q("prefill_rate", "flop/second"),
                          t_model=q("t_model", "second"), t_tool=q("t_tool", "second"), model=model)

@@ -46,6 +46,76 @@ def test_the_in_process_run_prints_what_a_fresh_process_prints(tmp_path, untouch
         assert mlsysim_in_process(monkeypatch, capsys, None, *args) == (real.returncode, real.stdout, real.stderr)
 
 
+# ───────────────────────────── a registry mistake: one line, wherever it is imported ─────────────────────────────
+
+#: an author's mistakes in the data (file, old text, new text), each with the line's start after the file
+#: (entry and field, or the TOML line) and words it must carry
+MISTAKES = [
+    ("accelerators.toml", 'memory.bandwidth = { value = "3.35 TB/s"', 'memory.bandwidth = { value = "3.35"',
+     ": [H100] memory.bandwidth:", "bandwidth must convert to byte / second"),                          # unit missing
+    ("accelerators.toml", 'memory.bandwidth = { value = "3.35 TB/s"', 'memory.bandwidth = { value = 3.35',
+     ": [H100] memory.bandwidth:", "has no unit"),                                                       # a bare number
+    ("accelerators.toml", 'memory.bandwidth = { value = "3.35 TB/s", source = "nvidia-h100-datasheet"',
+     'memory.bandwidth = { value = "3.35 TB/s", source = "nvidia-h100-datashet"',
+     ": [H100] memory.bandwidth.source:", "did you mean 'nvidia-h100-datasheet'?"),                      # source key
+    ("accelerators.toml", 'memory.capacity = { value = "80 GiB"', 'memory.capacity = { value = "80 GB"',
+     ": [H100] memory.capacity:", "whole number written in GiB"),                                        # decimal GB
+    ("accelerators.toml", 'memory.capacity = { value = "80 GiB"', 'memory.capacity = { value = "80.5 GiB"',
+     ": [H100] memory.capacity:", "whole number written in GiB"),                                        # not whole
+    ("models.toml", "kv_heads = 8", "kv_head = 8", ": [Llama3_70B] kv_head:", "did you mean 'kv_heads'?"),  # typo
+    ("accelerators.toml", "[H100]\n", "[H100\n", ":9: not valid TOML:", "Expected ']'"),                  # syntax
+    ("accelerators.toml", "[H200]\n", "[H100]\n", ":27: not valid TOML:", "each entry needs a unique [name]"),
+]
+MISTAKE_IDS = ["unit", "bare-number", "source", "decimal-GB", "half-GiB", "field-typo", "toml-syntax", "duplicate"]
+
+
+@pytest.mark.parametrize("file, old, new, where, words", MISTAKES, ids=MISTAKE_IDS)
+def test_import_mlsysim_on_a_registry_mistake_prints_one_line(tmp_path, untouched, file, old, new, where, words):
+    """``python -c "import mlsysim"`` (a script, not the CLI): the registry's one line on stderr, naming the
+    file, the entry and the field, no traceback, a failing status; a script that catches it gets the same
+    text (and IPython, which Quarto's kernel runs, prints the one line _render_traceback_ gives)."""
+    data = data_copy(tmp_path, file, old, new)
+    env = isolated_env(tmp_path, MLSYSIM_DATA_DIR=str(data))
+    r = run(tmp_path, "-c", "import mlsysim", env=env)
+    assert r.returncode != 0 and r.stdout == ""
+    line = one_line(r)
+    # the process runs in tmp_path, which holds the copy: the file is named from there, never as an absolute path
+    assert line.startswith(f"mlsysim: error: data/{file}{where}"), line
+    assert words in line, line
+    caught = run(tmp_path, "-c", "try:\n    import mlsysim\nexcept Exception as e:\n"
+                 "    print(type(e).__name__); print(e); print(e._render_traceback_())\n", env=env)
+    assert caught.returncode == 0 and caught.stderr == "", caught.stderr
+    name, text, rendered = caught.stdout.splitlines()
+    assert name == "RegistryError" and text == line.removeprefix("mlsysim: error: ")
+    assert rendered == repr([line])
+    if words == "has no unit":   # once: IPython itself (Jupyter, the kernel Quarto runs)
+        shell = run(tmp_path, "-c", "from IPython.testing.globalipapp import start_ipython\n"
+                    "r = start_ipython().run_cell('import mlsysim')\nprint('failed:', not r.success)\n", env=env)
+        shown = [ln for ln in (shell.stdout + shell.stderr).splitlines() if ln.strip()]
+        assert shown == [line, "failed: True"], shown   # the notebook's cell shows the one line, no traceback
+
+
+#: a measurement refused as the registry's files are (measurements.toml: a count that is not a whole number)
+MEASUREMENT = ("measurements.toml", "count = 2", "count = true", ": [nim-llama33-70b-h100x2-5000-500-c1] count:",
+               "expected a positive integer")
+
+
+@pytest.mark.parametrize("file, old, new, where, words", MISTAKES[:1] + MISTAKES[6:7] + [MEASUREMENT],
+                         ids=["unit", "toml-syntax", "measurement"])
+def test_check_reports_a_registry_mistake_once_before_any_chapter(tmp_path, untouched, file, old, new, where, words):
+    """``python -m bookbuild check`` on a broken registry: one line, naming the data file, entry and field
+    (not a cell of whichever chapter imported mlsysim first), once for both books, and no chapter run."""
+    from conftest import ROOT
+    data = data_copy(tmp_path, file, old, new)
+    env = isolated_env(tmp_path, MLSYSIM_DATA_DIR=str(data))
+    r = run(tmp_path, "-m", "bookbuild", "check", "--profile", "all", "--root", str(ROOT), "--no-cache", env=env)
+    assert r.returncode != 0, r.stdout + r.stderr
+    lines = [ln for ln in (r.stdout + r.stderr).splitlines() if ln.strip()]
+    mine = [ln for ln in lines if str(data / file) in ln]
+    assert len(mine) == 1 and mine[0].startswith(f"{data / file}{where}") and words in mine[0], lines
+    assert "Traceback" not in r.stderr and not any("_cells/" in ln for ln in lines), lines
+
+
 # ───────────────────────────── the terminal ─────────────────────────────
 
 def test_the_cli_on_an_ascii_terminal_escapes_what_it_cannot_show(tmp_path, untouched):

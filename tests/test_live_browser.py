@@ -293,3 +293,121 @@ def test_a_file_page_explains_how_to_serve_the_book(browser, rendered_book):
     assert page.evaluate("document.documentElement.getAttribute('data-mlsysim-live')") is None   # nothing started
     assert not outside
     ctx.close()
+
+
+# ───────────────────────────── live mode's own failures, said to the reader ─────────────────────────────
+
+def _ui(lang: str) -> dict:
+    import tomllib
+    return tomllib.loads((ROOT / "bookbuild" / "book" / "ui" / f"{lang}.toml").read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def damaged_copy(rendered_book, tmp_path):
+    """A copy of the built books (without their PDF and EPUB) served on its own port, for a test to damage."""
+    import shutil
+    shutil.copytree(rendered_book, tmp_path / "book", ignore=shutil.ignore_patterns("*.pdf", "*.epub"))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(tmp_path / "book")))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield tmp_path / "book", f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+#: (book, a file of live/, what is done to it, the ui string that says so: [table, key])
+FAILURES = [
+    ("en", "pyodide/pyodide.asm.wasm", "remove", ("live", "missing")),
+    ("en", "pyodide/pyodide.asm.wasm", "damage", ("live", "damaged")),
+    ("zh", "pyodide/pyodide.mjs", "remove", ("live", "missing")),
+    ("en", "wheels/pint-0.25.3-py3-none-any.whl", "damage", ("live", "damaged")),
+    ("en", "live.js", "remove", ("reader", "live_missing")),
+    ("zh", "live.js", "remove", ("reader", "live_missing")),
+]
+
+
+@pytest.mark.parametrize("lang, file, how, said", FAILURES, ids=[f"{f[0]}-{f[2]}-{f[1].rsplit('/', 1)[-1]}" for f in FAILURES])
+def test_a_missing_or_damaged_live_file_is_said_in_the_pages_language_with_the_static_page(browser, damaged_copy, lang,
+                                                                                             file, how, said):
+    book, base = damaged_copy
+    target = book / lang / "live" / file
+    assert target.is_file(), target
+    if how == "remove":
+        target.unlink()
+    else:   # the same size, other bytes: a truncated download or a changed file
+        data = bytearray(target.read_bytes())
+        data[len(data) // 2: len(data) // 2 + 64] = bytes(64)
+        target.write_bytes(bytes(data))
+    ui = _ui(lang)
+    reason = ui[said[0]][said[1]].format(file=f"live/{file}")
+    want = reason if said[0] == "reader" else ui["live"]["failed"].format(reason=reason)
+    ctx = browser.new_context()
+    try:
+        for visit in range(2):   # and again on the next visit: said each time, never "Loading…" for good
+            page = ctx.new_page()
+            page.goto(base + (EN if lang == "en" else ZH) + "?live=1&accelerator=B200")
+            page.wait_for_function("() => document.documentElement.getAttribute('data-mlsysim-live') === 'error'",
+                                   timeout=BOOT_TIMEOUT_MS)
+            status = page.inner_text("#mlsysim-choice .mc-status")
+            assert want in status, (visit, status)
+            link = page.locator("#mlsysim-choice .mc-live-static")
+            assert link.inner_text() == ui["reader"]["live_static"]
+            assert ui["reader"]["live_static_before"].strip() in status
+            href = link.get_attribute("href")
+            assert "live=" not in href and "accelerator=B200" in href, href   # the reader's choice kept, live mode not
+            page.close()
+        link_page = ctx.new_page()
+        link_page.goto(base + (EN if lang == "en" else ZH) + "?live=1&accelerator=B200")
+        link_page.wait_for_function("() => document.documentElement.getAttribute('data-mlsysim-live') === 'error'",
+                                    timeout=BOOT_TIMEOUT_MS)   # a damaged wheel is found once Pyodide has started
+        link_page.wait_for_selector("#mlsysim-choice .mc-live-static")
+        link_page.click("#mlsysim-choice .mc-live-static")
+        link_page.wait_for_load_state()
+        assert "live=" not in link_page.url and link_page.evaluate(
+            "document.documentElement.getAttribute('data-mlsysim-live')") is None
+        assert link_page.input_value("#mlsysim-choice select") == "B200"   # the static page, at the reader's choice
+    finally:
+        ctx.close()
+
+
+def _put_snapshot(page, shape: str) -> None:
+    """A damaged snapshot where live mode keeps its own: bytes that do not match their digest, or bytes with a
+    matching digest that are not a snapshot at all."""
+    page.evaluate("""async shape => {
+        const v = (await (await fetch('live/manifest.json')).json()).version;
+        const bytes = new Uint8Array(300000).fill(7);
+        let digest = 'not-its-digest';
+        if (shape === 'digest-matches') {
+            const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+            digest = Array.from(d).map(b => b.toString(16).padStart(2, '0')).join('');
+        }
+        const c = await caches.open('mlsysim-live-snapshots');
+        await c.put(location.origin + '/mlsysim-live-snapshot?v=' + encodeURIComponent(v),
+                    new Response(bytes, {headers: {'X-Mlsysim-Sha256': digest}}));
+    }""", shape)
+
+
+@pytest.mark.parametrize("shape", ["digest-differs", "digest-matches"])
+def test_a_damaged_snapshot_is_discarded_and_live_mode_starts(browser, server, shape):
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        page.goto(server + "en/index.html")
+        _put_snapshot(page, shape)
+        page.goto(server + EN + "?live=1")
+        page.wait_for_function("() => ['ready', 'error'].includes(document.documentElement.getAttribute('data-mlsysim-live'))",
+                               timeout=BOOT_TIMEOUT_MS)
+        assert page.evaluate("document.documentElement.getAttribute('data-mlsysim-live')") == "ready", \
+            page.inner_text("#mlsysim-choice")
+        timings = page.evaluate("window.MLSYSIM_LIVE.timings")
+        assert timings["snapshot_discarded"] is True and timings["restored"] is False
+        page.wait_for_function("() => window.MLSYSIM_LIVE.timings.snapshot_saved", timeout=60_000)
+        kept = page.evaluate("""async () => { const c = await caches.open('mlsysim-live-snapshots');
+            const ks = await c.keys(); const r = await c.match(ks[0]); const b = new Uint8Array(await r.arrayBuffer());
+            const d = new Uint8Array(await crypto.subtle.digest('SHA-256', b));
+            return [ks.length, r.headers.get('X-Mlsysim-Sha256') === Array.from(d).map(x => x.toString(16).padStart(2, '0')).join('')]; }""")
+        assert kept == [1, True]                      # the damaged one replaced by a good one
+        page.goto(server + EN + "?live=1")            # the next visit starts from it
+        page.wait_for_function("() => document.documentElement.getAttribute('data-mlsysim-live') === 'ready'",
+                               timeout=BOOT_TIMEOUT_MS)
+        assert page.evaluate("window.MLSYSIM_LIVE.timings.restored") is True
+    finally:
+        ctx.close()

@@ -186,3 +186,61 @@ def test_live_data_names_the_chapter_and_ships_the_variants_cells():
     assert not any("explorer" in lab for lab in labels)            # the explorer's cells are not figures
     lecture = L.page_data(parse("lectures/lecture19-agent-stalls.qmd", ROOT), cell_records, keep, "fp8", None)
     assert lecture["chapter"] == "lecture"
+
+
+# ───────────────────────────── live mode's validator is the declared range ─────────────────────────────
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.data())
+def test_live_modes_validator_accepts_exactly_the_declared_range(data):
+    """The page asks live_check (runtime.check_inputs) of every typed value: inside mlsysim.scenario.FREE's range
+    it answers "" (the value computes), outside it one line naming the input, whatever the value (1e30, 1e308,
+    1e-308, 5e-324, nan, words)."""
+    import mlsysim.scenario as S
+    key = data.draw(st.sampled_from([k for k, f in S.FREE.items() if not f.allowed and f.key != "context"]))
+    f = S.FREE[key]
+    inside = data.draw(st.one_of(st.sampled_from([f.low, f.high]),
+                                 st.floats(math.log10(f.low), math.log10(f.high)).map(lambda e: 10 ** e))
+                       .map(lambda x: min(f.high, max(f.low, x))))
+    if f.kind in ("tokens", "count") or key == "capacity":
+        inside = float(max(math.ceil(f.low), min(int(f.high), round(inside))))
+    said = R.check_inputs({key: repr(inside)}, "fp8")
+    # in range: computes, unless the lecture's budget then holds no session of its context (one line naming the budget)
+    assert said == "" or (said.startswith("lecture_kv_budget: ") and "holds no standing session" in said
+                          and "\n" not in said), (key, inside, said)
+    outside = data.draw(st.one_of(st.sampled_from(["1e30", "1e308", "1e-308", "5e-324", "-1", "nan", "inf", "many"]),
+                                  st.floats(f.high * 1.001, 1e308).map(repr), st.floats(-1e308, f.low * 0.999).map(repr))
+                        .filter(lambda s: not _within(f, s)))
+    said = R.check_inputs({key: outside}, "fp8")
+    assert said.startswith(key + ": ") and "\n" not in said and f.range_text in said or "expected" in said, (key, outside, said)
+
+
+def _within(f, text: str) -> bool:
+    try:
+        x = float(text)
+    except ValueError:
+        return False
+    return math.isfinite(x) and f.low <= x <= f.high
+
+
+@pytest.mark.parametrize("lang, path", [("en", "lectures/lecture19-agent-stalls.qmd"),
+                                        ("zh", "lectures/lecture19-agent-stalls.zh.qmd")])
+def test_the_lecture_computes_the_inputs_a_reader_typed_live(lang, path):
+    """The lecture's cells, as live mode runs them, for the inputs that once gave "not a simple unit fraction"
+    and "float division by zero": 15 s of tools and 90 s of model (a duty cycle of 90 / 105 = 6/7, 86 %),
+    and a 2 GB budget, which holds no 2.147 GB session (16,384 tokens x 131,072 bytes): one line naming it."""
+    cells = cell_records(parse(path, ROOT), keep)
+    res, _ = R.run_choice(cells, {"accelerator": "H100", "t_tool": "15", "t_model": "90"}, root=str(ROOT),
+                          precision="fp8", profile=lang)
+    assert "error" not in res, res.get("error")
+    assert res["values"]["StandingSession.duty_pct_str"] == "86" and not res["pins"]   # a claim it breaks is marked
+    assert res["values"]["StandingSession.duty_words_str"] == {"en": "six sevenths", "zh": "七分之六"}[lang]
+    res, _ = R.run_choice(cells, {"accelerator": "H100", "t_tool": "15", "t_model": "90", "lecture_kv_budget": "2"},
+                          root=str(ROOT), precision="fp8", profile=lang)
+    assert res["error"].startswith("InputError: lecture_kv_budget: 2 GB holds no standing session of 16,384 tokens")
+    assert "\n" not in res["error"]

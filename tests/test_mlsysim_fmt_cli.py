@@ -134,6 +134,21 @@ def test_cli_reserve_is_shown_and_settable():
     assert bad.returncode == 2 and "--reserve" in bad.stderr and len(bad.stderr.splitlines()) == 1
 
 
+def test_the_pool_holds_the_weights_at_the_precision_served():
+    # Llama-3.1-70B on a DGX H100 (8 x 80 GiB): at bf16 the pool is 8 x 80 GiB - 70.6e9 x 2 bytes - 20 GB = 526.0 GB;
+    # on an H200 node (8 x 141 GiB = 1,211.2 GB) at fp8 it is 1,211.2 GB - 70.6e9 x 1 byte - 20 GB = 1,120.6 GB
+    r = _cli("reference", "-p", "bf16")
+    assert re.search(r"^Attention-state pool per node +526\.0 GB \(16-bit weights held, 20 GB reserve\)$", r.stdout, re.M)
+    assert "sized for" not in r.stdout
+    r = _cli("reference", "-a", "H200", "-p", "fp8", "--reserve", "20")
+    assert re.search(r"^Attention-state pool per node +1,120\.6 GB \(8-bit weights held, 20 GB reserve\)$", r.stdout, re.M), r.stdout
+    # the reference itself keeps the seed's pool sized for 16-bit weights, and the output says so
+    r = _cli("reference")
+    assert re.search(r"\(16-bit weights held, 20 GB reserve\)$", r.stdout, re.M)
+    assert "note: the reference configuration, as the appendix computes it: fp8 weights served from a pool sized for " \
+           "bf16 weights" in r.stdout
+
+
 def test_every_subcommand_speaks_json_and_never_infinity():
     import json
     for args in (("list",), ("show", "H100"), ("show", "Mixtral_8x7B"), ("reference",), ("lecture",),
@@ -188,3 +203,154 @@ def test_fmt_binary_capacity_prints_the_unit_the_book_computes_with():
     assert fmt_binary_capacity(80 * GiB) == "80 GiB" and fmt_memory_capacity(80 * GiB) == "80 GB"
     with pytest.raises(FormatPrecisionError, match="not a whole number"):
         fmt_binary_capacity(141 * GB)
+
+
+# ── every value in a declared range computes, every other value is one line (hypothesis) ──
+# The ranges are mlsysim.scenario.FREE: the page's validator (live mode's check_inputs), live mode's Python side
+# and the CLI read that one declaration, so drawing from it here draws what a reader may type anywhere.
+
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mlsysim.scenario as S
+
+_PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+def _strict_json(text: str):
+    return json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(f"not JSON: {c}")))
+
+
+def _flag(f) -> str:
+    return "--" + f.key.removeprefix("lecture_").replace("_", "-")
+
+
+def _in_range(f):
+    """A value of ``f``'s declared range as a reader types it: its ends, and values spread over it (log scale)."""
+    if f.allowed:
+        return st.sampled_from([str(a) for a in f.allowed])
+    whole = f.kind in ("tokens", "count") or f.key == "capacity"
+    lo, hi = f.low, f.high
+    ends = st.sampled_from([lo, hi])
+    inside = st.floats(math.log10(lo), math.log10(hi)).map(lambda e: min(hi, max(lo, 10 ** e)))
+    return st.one_of(ends, inside).map(lambda x: str(max(math.ceil(lo), min(int(hi), round(x)))) if whole else repr(x))
+
+
+def _out_of_range(f):
+    """A value outside ``f``'s range, or not a number at all: as far out as a float goes, and just outside."""
+    if f.allowed:
+        return st.sampled_from(["0", "3", "-1", "1e308", "nan", "", "bf17"] if f.kind != "precision" else ["fp9", "int3", "", "1"])
+    bad = ["nan", "inf", "-inf", "1e309", "1e308", "-1", "0", "5e-324", "1e-308", "", "abc", "1e30"]
+    near = st.one_of(st.floats(f.high * 1.0001, 1e308).map(repr),
+                     st.floats(-1e308, f.low * 0.9999).map(repr))
+    return st.one_of(st.sampled_from([b for b in bad if not _accepted(f, b)]), near)
+
+
+def _accepted(f, text: str) -> bool:
+    try:
+        x = float(text)
+    except ValueError:
+        return False
+    return math.isfinite(x) and f.low <= x <= f.high
+
+
+def _free(chapter):
+    return {k: f for k, f in S.FREE.items() if f.chapter == chapter}
+
+
+@_PROPERTY
+@given(st.fixed_dictionaries({}, optional={k: _in_range(f) for k, f in _free("appendix").items() if k != "context"}),
+       st.sampled_from(S.SPACE.accelerators), st.sampled_from(S.SPACE.models))
+def test_every_appendix_input_in_its_declared_range_computes_in_the_cli(values, accel, model):
+    args = ["reference", "-a", accel, "-m", model]
+    for k, v in values.items():
+        args += [_flag(S.FREE[k]), v]
+    r = _cli(*args, "--json")
+    if r.returncode == 2:   # refused for the whole choice (weights that do not fit the node), never for a value
+        assert len(r.stderr.splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
+        assert not any(_flag(S.FREE[k]) + ":" in r.stderr for k in values), r.stderr
+        return
+    assert r.returncode == 0, (args, r.stderr)
+    _strict_json(r.stdout)
+    text = _cli(*args)
+    assert text.returncode == 0 and not re.search(r"\b(inf|nan)\b", text.stdout, re.I), text.stdout
+
+
+@_PROPERTY
+@given(st.fixed_dictionaries({}, optional={k: _in_range(f) for k, f in _free("lecture").items()}),
+       st.sampled_from(S.SPACE.accelerators))
+def test_every_lecture_input_in_its_declared_range_computes_or_is_one_line(values, accel):
+    # t_tool 15 s, t_model 90 s and a 2 GB budget among them (the issue's inputs: a division by zero before)
+    args = ["lecture", "-a", accel]
+    for k, v in values.items():
+        args += [_flag(S.FREE[k]), v]
+    r = _cli(*args, "--json")
+    if r.returncode == 2:   # a budget that holds no session of that context: said in one line, naming it
+        assert len(r.stderr.splitlines()) == 1 and "--kv-budget" in r.stderr and "Traceback" not in r.stderr, r.stderr
+        return
+    assert r.returncode == 0, (args, r.stderr)
+    _strict_json(r.stdout)
+    text = _cli(*args)
+    assert text.returncode == 0 and not re.search(r"\b(inf|nan)\b", text.stdout, re.I), text.stdout
+
+
+def test_the_lecture_inputs_the_issue_named_compute():
+    # 15 s of tools and 90 s of model: duty cycle 90 / (90 + 15) = 86 %; the 2 GB budget holds no 2.147 GB session
+    r = _cli("lecture", "--t-tool", "15", "--t-model", "90")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^Duty cycle +86 %$", r.stdout, re.M), r.stdout
+    r = _cli("lecture", "--t-tool", "15", "--t-model", "90", "--kv-budget", "2")
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "--kv-budget: 2 GB holds no" in r.stderr
+
+
+@_PROPERTY
+@given(st.data())
+def test_every_value_outside_a_declared_range_is_refused_in_one_line_naming_the_option(data):
+    key = data.draw(st.sampled_from([k for k in S.FREE]))
+    f = S.FREE[key]
+    value = data.draw(_out_of_range(f))
+    cmd = "reference" if f.chapter == "appendix" else "lecture"
+    r = _cli(cmd, _flag(f) + "=" + value)
+    assert r.returncode == 2, (key, value, r.stdout)
+    assert r.stdout == "" and len(r.stderr.splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert _flag(f) in r.stderr, r.stderr
+
+
+@_PROPERTY
+@given(st.floats(allow_nan=False, allow_infinity=False), st.integers(0, 6))
+def test_fmt_formats_every_finite_float_or_refuses_it_in_words(x, precision):
+    try:
+        s = fmt(x, precision)
+    except FormatPrecisionError as exc:   # only a value its precision would hide, and the message says so
+        assert x != 0 and ("would print as" in str(exc)), str(exc)
+        return
+    shown = float(s.replace(",", ""))
+    assert shown == 0 == x or abs(shown - x) <= 0.05 * abs(x), (x, precision, s)
+
+
+def test_fmt_prints_huge_values_whole():
+    # 1e28 and beyond (pint's and decimal's ranges): every digit, never InvalidOperation
+    assert fmt_int(1e28) == "10,000,000,000,000,000,000,000,000,000"
+    assert fmt(1e308, 0).replace(",", "") == "1" + "0" * 308   # read to 13 significant digits, as every value is
+
+
+#: the tokens an engineer types, right or wrong, for the CLI's options
+_TOKENS = ["list", "show", "reference", "lecture", "calibrate", "--json", "-a", "-m", "-p", "-n", "--node", "H100",
+           "A100_80GB", "TPUv5e", "Llama3_8B", "Llama3_405B", "Mistral_7B", "fp8", "bf16", "int4", "fp99", "",
+           "--bandwidth", "--peak", "--capacity", "--context", "--batch", "--kv-bytes", "--kv-precision", "--reserve",
+           "--link-bandwidth", "--kv-budget", "--t-tool", "--t-model", "--kv-heads", "--prefill-rate", "--lang",
+           "zh", "fr", "6", "0", "-1", "1e30", "1e308", "5e-324", "nan", "inf", "8192", "DGX_H100", "B200", "--bogus"]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.sampled_from(_TOKENS), min_size=0, max_size=7))
+def test_any_command_line_computes_or_is_one_line_with_status_2(argv):
+    r = _cli(*argv)   # an exception other than argparse's exit would fail the test here
+    assert r.returncode in (0, 2), (argv, r.returncode, r.stderr)
+    if r.returncode == 2:
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, (argv, r.stderr)
+    elif "--json" in argv:
+        _strict_json(r.stdout)

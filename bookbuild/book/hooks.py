@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import pool
-from ..errors import BuildError, GuardFailure
+from ..errors import BuildError, BuildFailed, GuardFailure
 from ..execute import Hooks
 from ..source import Cell
 from .provenance import explain_cell
@@ -31,6 +31,8 @@ from .provenance import explain_cell
 PRELOAD = ("numpy", "pint", "matplotlib", "mlsysim")
 #: what the layer's own checks import in the build process (the typography check reads the library's strings)
 CHECKS_IMPORT = ("mlsysim.explorer", "mlsysim.measurements")
+#: what loads and checks every registry file (data/*.toml), imported before any chapter runs (library_loads)
+REGISTRY_IMPORT = ("mlsysim", "mlsysim.measurements")
 #: the libraries whose whole code and data the chapters' results depend on
 LIBRARIES = ("mlsysim",)
 #: the user's variables that point the library at another data folder (the cache keys cover it)
@@ -157,6 +159,7 @@ def preload(root: Path, cache_folder: Path | None) -> None:
     finally:
         sys.path.remove(str(root))
     pool.preload(PRELOAD, root)
+    library_loads(root)
     drawn = cache_folder is not None and any((Path(cache_folder) / "mlsysim" / "figures").glob("*.svg"))
     try:
         import matplotlib
@@ -165,6 +168,32 @@ def preload(root: Path, cache_folder: Path | None) -> None:
             import matplotlib.pyplot  # noqa: F401
     except Exception:  # noqa: BLE001 - a chapter that needs it reports the error itself
         pass
+
+
+def library_loads(root: Path) -> None:
+    """``import mlsysim`` and its measurements (the project's own, as the chapters import them) in the build
+    process, before any chapter runs: a registry file they refuse is the build's one problem, reported once, naming the data
+    file (relative to the project), the entry and the field, instead of once per chapter against whichever
+    cell imported it first."""
+    if "mlsysim" in sys.modules and REGISTRY_IMPORT[-1] in sys.modules:
+        return
+    sys.path.insert(0, str(root))
+    try:
+        for name in REGISTRY_IMPORT:
+            __import__(name)
+    except Exception as exc:  # noqa: BLE001 - only the registry's own error is the build's; others stay the cells'
+        from mlsysim.errors import RegistryError
+        if not isinstance(exc, RegistryError):
+            return
+        path = exc.path
+        if path is not None:
+            try:
+                path = path.resolve().relative_to(Path(root).resolve())
+            except (ValueError, OSError):   # a data folder outside the project (MLSYSIM_DATA_DIR)
+                pass
+        raise BuildFailed([BuildError(path, exc.line, exc.detail)]) from None
+    finally:
+        sys.path.remove(str(root))
 
 
 def warm_up(root: Path, cache_folder: Path | None) -> None:

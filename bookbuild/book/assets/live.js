@@ -31,11 +31,6 @@
     return e;
   }
   function say(lines) { if (api) api.status(lines); }
-  async function bytes(url) {
-    var r = await fetch(url);
-    if (!r.ok) throw new Error(url + ": HTTP " + r.status);
-    return new Uint8Array(await r.arrayBuffer());
-  }
   function style() {
     var css = ".mc-live-panel{margin:.4rem 0;padding:.4rem 0;border-top:1px solid var(--border,#ddd)}" +
       ".mc-live-panel .mc-live-grid{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:flex-end}" +
@@ -48,35 +43,84 @@
     document.head.appendChild(s);
   }
 
-  /* ---------- the interpreter's snapshot, in the browser's Cache Storage (localhost and https only) ---------- */
+  /* ---------- the interpreter's snapshot, in the browser's Cache Storage (localhost and https only) ----------
+     saved with its SHA-256 (a header of the stored response); a snapshot whose bytes do not match it, or
+     that Pyodide cannot start from, is discarded (timings.snapshot_discarded), and the page boots as a first
+     visit does: a damaged copy in the browser's cache never breaks a later visit */
+  async function sha256(bytes) {
+    var d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    return Array.prototype.map.call(d, function (b) { return (b < 16 ? "0" : "") + b.toString(16); }).join("");
+  }
+  function whole(b) {   /* the shape of Pyodide's snapshot: a header (its size, a multiple of 16, in the second word) and
+                          the interpreter's memory after it, whole 64 KiB pages; anything else would hang its loader */
+    if (b.length < 48 || b.length % 4) return false;
+    var w = new Uint32Array(b.buffer, b.byteOffset, 3), head = w[1];
+    return head >= 48 && head % 16 === 0 && w[2] <= head && head < b.length && (b.length - head) % 65536 === 0;
+  }
   var snapshot = {
     name: "mlsysim-live-snapshots",
-    can: function () { return !!(window.caches && window.isSecureContext); },
+    header: "X-Mlsysim-Sha256",
+    can: function () { return !!(window.caches && window.isSecureContext && window.crypto && crypto.subtle); },
     load: async function (key) {
       if (!this.can()) return null;
       try {
         var r = await (await caches.open(this.name)).match(key);
-        return r ? new Uint8Array(await r.arrayBuffer()) : null;
-      } catch (e) { return null; }
+        if (!r) return null;
+        var want = r.headers.get(this.header), got = new Uint8Array(await r.arrayBuffer());
+        if (want && whole(got) && await sha256(got) === want) return got;
+      } catch (e) { /* unreadable: discarded below */ }
+      await this.discard(key);
+      return null;
+    },
+    discard: async function (key) {
+      timings.snapshot_discarded = true;
+      try { await (await caches.open(this.name)).delete(key); } catch (e) { /* nothing kept to discard */ }
     },
     save: async function (key, bytes) {
       try {
-        var c = await caches.open(this.name);
+        var c = await caches.open(this.name), headers = { "Content-Type": "application/octet-stream" };
+        headers[this.header] = await sha256(bytes);
         (await c.keys()).forEach(function (k) { if (k.url !== key) c.delete(k); });   /* older versions */
-        await c.put(key, new Response(bytes, { headers: { "Content-Type": "application/octet-stream" } }));
+        await c.put(key, new Response(bytes, { headers: headers }));
         timings.snapshot_saved = bytes.length;
       } catch (e) { /* a full or refused cache: no snapshot */ }
     }
   };
 
+  /* ---------- the runtime's files, checked against the manifest before Pyodide reads them ----------
+     a missing or damaged file (live/pyodide/pyodide.asm.wasm truncated, a wheel replaced) is refused by
+     name, in the page's language, instead of a WebAssembly loader that never answers */
+  function Missing(file, damaged) {
+    var e = new Error(file + (damaged ? ": damaged" : ": missing"));
+    e.live = { key: damaged ? "damaged" : "missing", file: file };
+    return e;
+  }
+  async function checked(base, name, manifest, v) {
+    var r;
+    try { r = await fetch(base + name + (v || "")); } catch (e) { throw Missing(name, false); }
+    if (!r.ok) throw Missing(name, false);
+    var b = new Uint8Array(await r.arrayBuffer()), want = manifest.files[name];
+    if (want && (b.length !== want.size || (window.crypto && crypto.subtle && await sha256(b) !== want.sha256)))
+      throw Missing(name, true);
+    return b;
+  }
+
   /* ---------- boot: Pyodide, the wheels, mlsysim, the page's cells ---------- */
   async function boot() {
     var base = new URL(api.live.base, window.location.href).href;
     var v = api.live.v ? "?v=" + encodeURIComponent(api.live.v) : "";
-    var manifest = await (await fetch(base + "manifest.json" + v)).json();
-    /* the files Python needs download while Pyodide starts */
-    var files = Promise.all(manifest.wheels.map(function (w) { return bytes(base + "wheels/" + w); })
-      .concat([bytes(base + "mlsysim.zip" + v), fetch(api.live.data + v).then(function (r) { return r.json(); })]));
+    var manifest;
+    try { manifest = await (await fetch(base + "manifest.json" + v)).json(); }
+    catch (e) { throw Missing("manifest.json", false); }
+    /* the files Python needs download while Pyodide starts; Pyodide's own are checked first */
+    var files = Promise.all(manifest.wheels.map(function (w) { return checked(base, "wheels/" + w, manifest); })
+      .concat([checked(base, "mlsysim.zip", manifest, v), fetch(api.live.data + v).then(function (r) {
+        if (!r.ok) throw Missing(api.live.data, false);
+        return r.json();
+      })]));
+    files.catch(function () { /* reported where it is awaited */ });
+    await Promise.all(Object.keys(manifest.files).filter(function (n) { return n.indexOf("pyodide/") === 0; })
+      .map(function (n) { return checked(base, n, manifest); }));
     var mod = await import(base + "pyodide/pyodide.mjs");
     /* a later visit starts from the interpreter as the first one left it after importing mlsysim (Pyodide's
        memory snapshot, kept by the browser per version of the live files); a first visit makes it */
@@ -85,7 +129,16 @@
     var opts = { indexURL: base + "pyodide/", lockFileURL: base + "pyodide/pyodide-lock.json", packages: [],
                  fullStdLib: false, stdout: function () {}, stderr: function () {} };
     if (snap) opts._loadSnapshot = snap; else if (snapshot.can()) opts._makeSnapshot = true;
-    py = await mod.loadPyodide(opts);
+    try {
+      py = await mod.loadPyodide(opts);
+    } catch (e) {
+      if (!snap) throw e;
+      await snapshot.discard(snapKey);     /* a snapshot Pyodide cannot start from: start as a first visit */
+      snap = null;
+      delete opts._loadSnapshot;
+      opts._makeSnapshot = true;           /* and make a good one for the next visit */
+      py = await mod.loadPyodide(opts);
+    }
     timings.restored = !!snap;
     timings.pyodide_ms = Math.round(performance.now() - T0);
     var got = await files;
@@ -344,8 +397,13 @@
       await compute(choice());
       doc.setAttribute("data-mlsysim-live", "ready");
     } catch (e) {
+      py = null;
       doc.setAttribute("data-mlsysim-live", "error");
-      say([{ cls: "mcs-error", text: T("failed", { reason: String(e && e.message || e).split("\n").slice(-2).join(" ") }) }]);
+      var reason = e && e.live ? (e.live.key === "damaged" ? T("damaged", { file: "live/" + e.live.file })
+                                                          : T("missing", { file: "live/" + e.live.file }))
+                               : String(e && e.message || e).split("\n").slice(-2).join(" ");
+      say([{ cls: "mcs-error", text: T("failed", { reason: reason }) }]);
+      api.offerStatic();
       api.button.disabled = false;
     }
   }

@@ -513,8 +513,13 @@
       if (window.MLSYSIM_LIVE) { window.MLSYSIM_LIVE.start(API); return; }
       var sc = document.createElement("script");
       sc.src = LV.base + "live.js?v=" + encodeURIComponent(LV.v || "");
-      sc.onload = function () { if (window.MLSYSIM_LIVE) window.MLSYSIM_LIVE.start(API); };
-      sc.onerror = function () { btn.disabled = false; };
+      sc.onload = function () { if (window.MLSYSIM_LIVE) window.MLSYSIM_LIVE.start(API); else sc.onerror(); };
+      sc.onerror = function () {   /* live.js missing (or not a script): say so, in the page's language */
+        btn.disabled = false;
+        document.documentElement.setAttribute("data-mlsysim-live", "error");
+        setStatus([{ cls: "mcs-error", text: T("live_missing", { file: "live/live.js" }) }]);
+        API.offerStatic();
+      };
       document.head.appendChild(sc);
     }
     btn.addEventListener("click", start);
@@ -522,6 +527,17 @@
       lang: lang, params: params, bar: box, button: btn, live: LV, T: texts(P.ui && P.ui.live),
       select: selA && selM ? { accelerator: selA, model: selM, precision: selP } : null,
       status: function (ls) { setStatus(ls); lastLines = ls; },
+      /* after a failure of live mode: the page as built is what the reader has; a link to it without live */
+      offerStatic: function () {
+        if (!status) return;
+        var q = new URLSearchParams();
+        ["accelerator", "model", "precision"].forEach(function (k) { if (params.get(k)) q.set(k, params.get(k)); });
+        var a = el("a", "mc-live-static", T("live_static"));
+        a.href = window.location.pathname + (q.toString() ? "?" + q.toString() : "") + window.location.hash;
+        var line = el("p", "mcs-note", T("live_static_before"));
+        line.appendChild(a);
+        status.appendChild(line);
+      },
       /* values(map): set these values (the figure cells' words, once live mode redrew their figures) */
       values: function (vals) {
         spans.forEach(function (s) {
