@@ -239,7 +239,7 @@ def _corrupt(entry: Path, how: int) -> None:
     elif how == 1:   # truncated
         entry.write_bytes(data[: len(data) // 2])
     else:            # written by another version of the cache
-        entry.write_bytes(data.replace(b"bookbuild-cache 2 ", b"bookbuild-cache 1 ", 1) if data.startswith(b"bookbuild")
+        entry.write_bytes(data.replace(b"bookbuild-cache 3 ", b"bookbuild-cache 2 ", 1) if data.startswith(b"bookbuild")
                           else b"")
 
 
@@ -512,3 +512,24 @@ def test_the_real_book_builds_with_the_appendix_dropped_from_the_english_profile
     assert "never quoted" not in r.stderr and "does not exist" not in r.stderr
     assert re.search(r"^en \(en\): 2 chapters", r.stdout, re.M) and re.search(r"^zh \(zh\): 3 chapters", r.stdout, re.M)
     assert repo_state() == before
+
+
+# ───────────────────────────── round 4 (issue "Hostile input, round 4"): nothing stale ─────────────────────────────
+
+def test_two_chapters_cache_entries_exchanged_are_misses_not_a_crash(world):
+    """The seal covers the entry's kind and key: an entry moved under another key is discarded like an
+    altered one (before: StopIteration, exit 70, on every render until _build/cache was deleted)."""
+    good = world.render_ok()
+    index = world.root / "_build" / "cache" / "exec-index"
+    a, b = [p for p in index.rglob("*") if p.is_file()][:2]
+    da, db = a.read_bytes(), b.read_bytes()
+    a.write_bytes(db)
+    b.write_bytes(da)
+    shutil.rmtree(world.root / "_book")
+    r = world.run("render", "--profile", "all")
+    assert r.returncode == 0, r.stderr
+    notes = r.stderr.splitlines()
+    assert len(notes) == 2 and all(re.fullmatch(r"bookbuild: note: the cache entry \S+ \(exec-index\) was corrupt, "
+                                                r"truncated or from another version of bookbuild: discarded and "
+                                                r"rebuilt", n) for n in notes), r.stderr
+    assert tree(world.root / "_book") == good
