@@ -533,3 +533,28 @@ def test_two_chapters_cache_entries_exchanged_are_misses_not_a_crash(world):
                                                 r"truncated or from another version of bookbuild: discarded and "
                                                 r"rebuilt", n) for n in notes), r.stderr
     assert tree(world.root / "_book") == good
+
+
+def test_an_unchanged_pdf_is_taken_from_the_cache_wherever_the_book_is_staged(world):
+    """The PDF's key holds no staging folder (named by the process id): a second build of the same
+    sources compiles nothing, and the cache does not grow."""
+    world.render_ok()
+    pdfs = lambda: sorted(p.name for p in (world.root / "_build/cache/pdf").rglob("*") if p.is_file())  # noqa: E731
+    first = pdfs()
+    assert len(first) == 2   # one book per language
+    shutil.rmtree(world.root / "_book")
+    world.render_ok()
+    assert pdfs() == first
+
+
+# ───────────────────────────── round 4: nothing read from outside the project ─────────────────────────────
+
+def test_a_raw_typst_read_outside_the_book_is_one_line_naming_the_chapter(world):
+    (world.tmp / "hostname").write_text(SECRET + "\n", encoding="utf-8")
+    world.append(CHAPTER, f'\n```{{=typst}}\n#read("{world.tmp / "hostname"}")\n```\n')
+    r = world.run("render", "--profile", "en", "--formats", "pdf")
+    assert r.returncode == 1
+    line = one_line(r)
+    assert line.startswith(f"{CHAPTER}: typst failed: file not found"), line
+    assert line.endswith("; nothing was replaced: _book/en left as before"), line
+    _nothing_of_the_secret(world.root)
