@@ -222,3 +222,50 @@ def test_sigterm_to_the_preview_during_a_rebuild_leaves_no_build_behind(world, r
     flag.unlink()
     r = world.run("check", "--profile", "en")
     assert r.returncode == 0 and "another build is running" not in r.stderr, r.stderr
+
+
+# ───────────────────────────── round 4 (issue "Hostile input, round 4"): every chapter process bounded ─────────────────────────────
+
+@pytest.mark.parametrize("how", ["os.write", "a child process"])
+def test_a_cell_flooding_its_raw_descriptors_is_stopped_at_the_output_cap(world, how):
+    """print() is capped in the cell; descriptors 1 and 2 (os.write, a child's output) are the chapter
+    process's own and capped the same (before: 31 MB on the terminal, exit 0)."""
+    flood = ("import os\nfor _ in range(300):\n    os.write(1, b'x' * 100_000)\n" if how == "os.write" else
+             "import subprocess, sys\nsubprocess.run([sys.executable, '-c', "
+             "'import os\\nfor _ in range(300): os.write(2, b\"y\" * 100_000)'])\n")
+    line = world.append(CHAPTER, f"\n```{{python}}\n#| label: calc-flood\n{flood}```\n")
+    r = world.run("check", "--profile", "en", timeout=120)
+    assert r.returncode == 1
+    assert len(r.stdout) + len(r.stderr) < 1_100_000, "more than the cap reached the terminal"
+    last = r.stderr.rstrip("\n").rsplit("\n", 1)[-1]
+    m = re.fullmatch(rf"{CHAPTER}:(\d+): \[calc-flood\] the cell wrote "
+                        r"more than 1,000,000 bytes to the process's output \(os.write, a child process; the output "
+                        r"limit of a chapter's process\): write less", last)
+    assert m and line + 2 <= int(m.group(1)) <= line + 4, last   # a line of the cell (where the signal found it)
+
+
+def test_a_cell_reading_standard_input_reads_end_of_file(world):
+    """A Jupyter kernel has no terminal: input(), sys.stdin and a child's stdin read end-of-file at once
+    (before: the cell waited for the terminal until its time limit)."""
+    world.append(CHAPTER, "\n```{python}\n#| label: calc-stdin\nimport os, subprocess, sys\n"
+                          "got = (os.read(0, 100), sys.stdin.read(), subprocess.run(['cat'], capture_output=True).stdout)\n"
+                          "assert got == (b'', '', b''), got\n```\n")
+    p = subprocess.Popen(world.cmd("check", "--profile", "en", "--cell-timeout", "20"), cwd=world.tmp,
+                         env=world.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)   # the pipe stays open and silent, as a terminal would
+    t0 = time.monotonic()
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0 and err == "", err
+    assert time.monotonic() - t0 < 20
+
+
+def test_a_cell_past_the_memory_limit_is_one_line(world):
+    line = world.append(CHAPTER, "\n```{python}\n#| label: calc-big\nbig = bytearray(3 * 1024 ** 3)\n```\n")
+    r = world.run("check", "--profile", "en", "--memory-limit", "1024", timeout=120)
+    assert r.returncode == 1
+    assert one_line(r) == (f"{CHAPTER}:{line + 2}: [calc-big] the cell ran out of memory (a chapter's process may "
+                           "use 1,024 MB): use less, or raise --memory-limit")
+    r = world.run("check", "--profile", "en", "--memory-limit", "100", timeout=60)
+    assert r.returncode == 2
+    assert one_line(r) == ("python -m bookbuild: error: argument --memory-limit: expected 256 to 1048576 megabytes, "
+                           "got '100'")

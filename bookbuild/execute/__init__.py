@@ -15,7 +15,7 @@ from typing import Any, Callable
 from ..project import merged_metadata
 from ..source import Document, InlineUse, Origin, parse
 from .audit import record_reads
-from .limits import CellTimeout, arm, disarm
+from .limits import CellTimeout, arm, bounded_process, disarm
 from .replay import NotReplayable, Replay, cells_signature
 from .runner import CellInfo, ExecutedChapter, Hooks, RunOptions, Runner
 
@@ -46,7 +46,8 @@ def chapter_job(doc: Document, opts: RunOptions, make_hooks: Callable[[], Hooks]
     (``skip``: folders not to record, such as the build's own). Progress is each cell's (file, line, tag)."""
     reads = record_reads(opts.root, skip)
     opts.on_cell = lambda file, line, tag: progress((file, line, tag))
-    ec = Runner(doc, opts, make_hooks()).chapter()
+    with bounded_process(opts.output_cap, opts.memory_limit):
+        ec = Runner(doc, opts, make_hooks()).chapter()
     return ec, sorted(reads)
 
 

@@ -125,7 +125,7 @@ def _options(build: Build, book: Book, doc: Document, out: Path) -> RunOptions:
     s = build.settings
     return RunOptions(root=s.root, fig_dir=out / "figures", md_dir=(out / doc.path).parent,
                       execute=book.execute_options, profile=book.profile, cell_timeout=s.cell_timeout,
-                      output_cap=s.output_cap)
+                      output_cap=s.output_cap, memory_limit=s.memory_limit)
 
 
 def _hooks(build: Build, facts: bool = False):
