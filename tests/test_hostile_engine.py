@@ -558,3 +558,44 @@ def test_a_raw_typst_read_outside_the_book_is_one_line_naming_the_chapter(world)
     assert line.startswith(f"{CHAPTER}: typst failed: file not found"), line
     assert line.endswith("; nothing was replaced: _book/en left as before"), line
     _nothing_of_the_secret(world.root)
+
+
+@pytest.mark.parametrize("what", ["a file in HOME", "a file outside the project", "a folder listed",
+                                  "a folder of the project listed", "a variable"])
+def test_every_input_a_cell_reads_is_in_its_cache_key(world, what):
+    """A cell's inputs beyond the project's files: files anywhere, folders listed, variables read; each
+    changed, the chapter runs again (before: the old value was served without a word)."""
+    home, elsewhere = world.tmp / "home", world.tmp / "elsewhere"
+    elsewhere.mkdir()
+    notes = world.root / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("a\n", encoding="utf-8")
+    read = {"a file in HOME": f"open({str(home / 'value.txt')!r}).read().strip()",
+            "a file outside the project": f"open({str(elsewhere / 'value.txt')!r}).read().strip()",
+            "a folder listed": f"str(len(os.listdir({str(elsewhere / 'many')!r})))",
+            "a folder of the project listed": "str(len(glob.glob('../notes/*.md')))",
+            "a variable": "os.environ.get('BOOK_TEST_VALUE', '1')"}[what]
+    (home / "value.txt").write_text("1\n", encoding="utf-8")
+    (elsewhere / "value.txt").write_text("1\n", encoding="utf-8")
+    (elsewhere / "many").mkdir()
+    (elsewhere / "many" / "one").write_text("", encoding="utf-8")
+    world.append(CHAPTER, "\n```{python}\n#| label: calc-input\nimport glob, os\n"
+                          f"class Input:\n    value = {read}\n```\n\nThe input reads `{{python}} Input.value`.\n")
+    page = lambda: (world.root / "_book/en/appendix/ref.html").read_text(encoding="utf-8")  # noqa: E731
+    r = world.run("render", "--profile", "en", "--formats", "html", env=world.env(BOOK_TEST_VALUE="1"))
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"The input reads (<[^>]+>)*1<", page())
+    if what == "a file in HOME":
+        (home / "value.txt").write_text("2\n", encoding="utf-8")
+    elif what == "a file outside the project":
+        (elsewhere / "value.txt").write_text("2\n", encoding="utf-8")
+    elif what == "a folder listed":
+        (elsewhere / "many" / "two").write_text("", encoding="utf-8")
+    elif what == "a folder of the project listed":
+        (notes / "b.md").write_text("b\n", encoding="utf-8")
+    r = world.run("render", "--profile", "en", "--formats", "html", env=world.env(BOOK_TEST_VALUE="2"))
+    assert r.returncode == 0, r.stderr
+    assert "executed 1 chapter(s), 1 from the cache" in r.stdout, r.stdout
+    assert re.search(r"The input reads (<[^>]+>)*2<", page()), "the old value was served"
+    r = world.run("render", "--profile", "en", "--formats", "html", env=world.env(BOOK_TEST_VALUE="2"))
+    assert r.returncode == 0 and "en: up to date" in r.stdout, r.stdout + r.stderr   # and kept again

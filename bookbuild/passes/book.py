@@ -40,7 +40,8 @@ def data_dir(build: Build) -> Path:
 def _jobs(build: Build, doc, choices: list[dict], key: str, profile: str) -> list[pool.Job]:
     s = build.settings
     opts = RunOptions(root=s.root, fig_dir=s.build_dir / "variants", md_dir=s.root, cell_timeout=s.cell_timeout,
-                      output_cap=s.output_cap, raw_errors=True, profile=profile)   # the book's language, as Quarto runs it
+                      output_cap=s.output_cap, memory_limit=s.memory_limit, raw_errors=True,
+                      profile=profile)   # the book's language, as Quarto runs it
     n = max(1, -(-len(choices) // s.width))
     return [pool.Job(f"{key}:{i}", V.variant_job, (doc, opts, choices[i:i + n]), silence=s.cell_timeout + GRACE)
             for i in range(0, len(choices), n)]
