@@ -269,3 +269,88 @@ def test_a_cell_past_the_memory_limit_is_one_line(world):
     assert r.returncode == 2
     assert one_line(r) == ("python -m bookbuild: error: argument --memory-limit: expected 256 to 1048576 megabytes, "
                            "got '100'")
+
+
+# ───────────────────────────── round 4: the preview ─────────────────────────────
+
+def _get(url: str) -> tuple[int, bytes]:
+    import http.client
+    from urllib.parse import urlsplit
+    u = urlsplit(url)
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    c.putrequest("GET", url[len(f"{u.scheme}://{u.netloc}"):], skip_accept_encoding=True)
+    c.endheaders()
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, body
+
+
+def test_the_preview_serves_nothing_outside_the_book(world, reaper):
+    """A link placed in _book to a file or a folder outside it, a NUL in the path, a folder: refused
+    (before: /etc/passwd and a listing of /etc were served; a NUL got no answer)."""
+    reaper.append(str(world.root))
+    secret = world.tmp / "elsewhere"
+    secret.mkdir()
+    (secret / "passwd").write_text("root:x:0:0\n", encoding="utf-8")
+    pv = Preview(world)
+    try:
+        book = world.root / "_book/en"
+        (book / "passwd").symlink_to(secret / "passwd")
+        (book / "etc").symlink_to(secret)
+        (book / "empty").mkdir()
+        for rel, want in [("passwd", 404), ("etc/", 404), ("etc/passwd", 404), ("empty/", 404),
+                          ("a%00b", 400), ("appendix/ref.html%00.png", 400)]:
+            code, body = _get(pv.url + rel)
+            assert code == want and b"root:x" not in body, (rel, code, body[:200])
+        assert _get(pv.url + "appendix/ref.html")[0] == 200
+    finally:
+        for rel in ("passwd", "etc"):
+            (world.root / "_book/en" / rel).unlink()
+        (world.root / "_book/en/empty").rmdir()
+        code, out, err = pv.stop()
+    assert code == 0 and "Traceback" not in err, err
+
+
+def test_a_save_stops_the_running_build(world, reaper):
+    """An endless cell, fixed two seconds later: the fix is built at once (the running build is stopped),
+    and the status is not "ok" while a build runs (before: the fix waited for the cell time limit, and
+    the status said "ok")."""
+    reaper.append(str(world.root))
+    started = world.tmp / "started"
+    pv = Preview(world)
+    try:
+        world.append(CHAPTER, "\n```{python}\n#| label: calc-endless\nimport pathlib, time\n"
+                              f"pathlib.Path({str(started)!r}).write_text('x')\nwhile True:\n    time.sleep(0.1)\n```\n")
+        wait_for(started.exists, 60, "the endless cell to start")
+        st = pv.status()
+        assert st["building"] is True and st["ok"] is False, st
+        time.sleep(2)
+        t0 = time.monotonic()
+        world.edit(CHAPTER, "while True:\n    time.sleep(0.1)", "fixed = 'the endless cell, fixed'")
+        world.append(CHAPTER, "\nThe loop was fixed in time.\n")
+        wait_for(lambda: "The loop was fixed in time." in pv.page("appendix/ref.html"), 60, "the fix to be shown")
+        assert time.monotonic() - t0 < 25
+        wait_for(lambda: pv.status().get("ok"), 30, "the status to say ok")
+    finally:
+        code, out, err = pv.stop()
+    assert code == 0 and "Traceback" not in err, err
+    assert "preview: stopped by a newer save" in out, out
+
+
+def test_a_chapter_renamed_away_and_back_recovers(world, reaper):
+    reaper.append(str(world.root))
+    pv = Preview(world)
+    try:
+        v = pv.status()["version"]
+        (world.root / CHAPTER).rename(world.root / "appendix/ref.qmd.bak")
+        wait_for(lambda: pv.status().get("ok") is False and pv.status().get("building") is False, 60,
+                 "the failed build")
+        assert pv.status()["errors"], pv.status()
+        (world.root / "appendix/ref.qmd.bak").rename(world.root / CHAPTER)
+        world.append(CHAPTER, "\nBack again.\n")
+        wait_for(lambda: pv.status().get("ok") and pv.status()["version"] > v, 60, "the book to recover")
+        assert "Back again." in pv.page("appendix/ref.html")
+    finally:
+        code, out, err = pv.stop()
+    assert code == 0 and "Traceback" not in err, err
