@@ -142,11 +142,11 @@ def test_a_killed_build_takes_its_chapters_processes_with_it(world, reaper):
 class Preview:
     """``preview`` on a free port, its output read as it comes."""
 
-    def __init__(self, world, *extra: str):
+    def __init__(self, world, *extra: str, env: dict | None = None):
         self.world = world
         self.proc = subprocess.Popen(world.cmd("preview", "--no-browser", "--port", "0", "--profile", "en",
                                                "--interval", "0.1", *extra),
-                                     cwd=world.tmp, env=world.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     cwd=world.tmp, env=env or world.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self.out: list[str] = []
@@ -351,6 +351,28 @@ def test_a_chapter_renamed_away_and_back_recovers(world, reaper):
         world.append(CHAPTER, "\nBack again.\n")
         wait_for(lambda: pv.status().get("ok") and pv.status()["version"] > v, 60, "the book to recover")
         assert "Back again." in pv.page("appendix/ref.html")
+    finally:
+        code, out, err = pv.stop()
+    assert code == 0 and "Traceback" not in err, err
+
+
+def test_an_engine_syntax_error_while_previewing_names_its_file_and_line(world, reaper):
+    """The engine (a private copy) edited into a syntax error while the preview runs: the banner names the
+    file and line (before: "SyntaxError: invalid syntax", nothing more)."""
+    import shutil
+    from conftest import ROOT
+    reaper.append(str(world.root))
+    engine = world.tmp / "engine"
+    shutil.copytree(ROOT / "bookbuild", engine / "bookbuild", ignore=shutil.ignore_patterns("__pycache__"))
+    pv = Preview(world, env=world.env(PYTHONPATH=str(engine)))
+    try:
+        commands = engine / "bookbuild/commands.py"
+        n = commands.read_text(encoding="utf-8").count("\n")
+        commands.write_text(commands.read_text(encoding="utf-8") + "def broken(:\n", encoding="utf-8")
+        wait_for(lambda: pv.status().get("errors"), 120, "the failed build")
+        errors = pv.status()["errors"]
+        assert len(errors) == 1 and errors[0].startswith(
+            f"bookbuild: the build's worker did not start: {engine / 'bookbuild/commands.py'}:{n + 1}: SyntaxError:"), errors
     finally:
         code, out, err = pv.stop()
     assert code == 0 and "Traceback" not in err, err
