@@ -72,7 +72,8 @@ CLIENT = """(function(){
   function norm(s){ return s.replace(/\\s+/g, ' ').trim(); }
   function parsed(html){ var t = document.createElement('template'); t.innerHTML = html; return t.content; }
   function swap(p){
-    var here = decodeURIComponent(location.pathname).replace(/^\\//, '').replace(/(^|\\/)$/, '$1index.html');
+    var here; try { here = decodeURIComponent(location.pathname); } catch (e) { here = location.pathname; }
+    here = here.replace(/^\\//, '').replace(/(^|\\/)$/, '$1index.html');
     if (here !== p.page) return true;   // another page: nothing to show here
     var art = document.querySelector('article.chapter'), olds = Array.prototype.slice.call(parsed(p.old).children);
     if (!art || !olds.length) return false;

@@ -8,6 +8,12 @@
   var root = body.getAttribute("data-root") || "";
   doc.classList.add("js");   /* CSS: what only makes sense with scripts (the explorer's live figure) */
 
+  /* a percent-encoded text from the address (?q=, an anchor), decoded; as typed when it is malformed
+     (?q=% or a cut UTF-8 sequence: decodeURIComponent would throw "URI malformed") */
+  function decoded(s) {
+    try { return decodeURIComponent(s); } catch (e) { return s; }
+  }
+
   /* boxes that scroll sideways: assets/scroll-boxes.js (shared with the pages Quarto renders) */
 
   /* the page's contents on a phone: close the menu once a section is chosen */
@@ -39,7 +45,7 @@
   var tocLinks = Array.prototype.slice.call(document.querySelectorAll(".toc a[href^='#']"));
   if (tocLinks.length && "IntersectionObserver" in window) {
     var byId = {};
-    tocLinks.forEach(function (a) { byId[decodeURIComponent(a.getAttribute("href").slice(1))] = a; });
+    tocLinks.forEach(function (a) { byId[decoded(a.getAttribute("href").slice(1))] = a; });
     var obs = new IntersectionObserver(function (entries) {
       entries.forEach(function (e) {
         if (e.isIntersecting && byId[e.target.id]) {
@@ -146,5 +152,5 @@
     if (e.key === "/" && document.activeElement !== input) { input.focus(); e.preventDefault(); }
   });
   var m = /[?&]q=([^&]*)/.exec(window.location.search);
-  if (m) { input.value = decodeURIComponent(m[1].replace(/\+/g, " ")); show(); }
+  if (m) { input.value = decoded(m[1].replace(/\+/g, " ")); show(); }
 })();
