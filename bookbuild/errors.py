@@ -115,14 +115,19 @@ def read_text(path: str | Path, rel: str | Path | None = None) -> str:
         raise BuildError(name, None, "is a folder, not a file") from None
     except PermissionError:
         raise BuildError(name, None, "cannot be read (permission denied)") from None
+    return book_text(decode_utf8(data, name), name)
+
+
+def decode_utf8(data: bytes, name: str | Path, fix: str = "re-save the file as UTF-8") -> str:
+    """``data`` as UTF-8; bytes that are not are ONE line naming the file, the line and column (``fix``: what
+    to do)."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise SourceDecodeError(name, line, f"is not valid UTF-8: byte 0x{data[e.start]:02X} at column "
-                                            f"{col}; re-save the file as UTF-8") from None
-    return book_text(text, name)
+                                            f"{col}; {fix}") from None
 
 
 def book_text(text: str, name: str | Path) -> str:

@@ -354,3 +354,35 @@ def test_a_chapter_that_is_a_link_is_read_under_its_listed_name(tmp_path):
     assert r.returncode == 0 and NOTRACE not in r.stderr, r.stderr
     assert "This book is tiny." in _page(root, "index.html")
     assert not (root / "_book/en/index.source.html").exists()
+
+
+@pytest.mark.parametrize("damage", ["a page with a byte that is not UTF-8", "a truncated search.json"])
+def test_quartos_post_render_step_on_a_damaged_book_is_one_line(tmp_path, damage):
+    """The step Quarto runs after its render (``python -m bookbuild.quarto post-render``), over pages that
+    do not read: one line naming the file, exit 1, the book left as it was (before: a traceback)."""
+    root = book_copy(tmp_path)
+    r = bookbuild(root, "render", "--profile", "en", "--formats", "html")
+    assert r.returncode == 0, r.stderr
+    out = root / "_book/en"
+    search = out / "search.json"
+    search.write_text('[{"objectID": "index.html", "href": "index.html", "title": "Preface", "crumbs": ["Pre',
+                      encoding="utf-8")
+    if damage.startswith("a page"):
+        page = out / "appendix/ref.html"
+        lines = page.read_bytes().split(b"\n")
+        lines[9] += b" \xff"
+        page.write_bytes(b"\n".join(lines))
+        want = f"{page}:10: is not valid UTF-8: byte 0xFF at column"
+    else:
+        want = f"{search}:1: is not valid JSON ("
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("QUARTO_", "MLSYSIM_"))}
+    env.update(QUARTO_PROFILE="en", QUARTO_PROJECT_OUTPUT_DIR="_book/en", PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-m", "bookbuild.quarto", "post-render"], cwd=root, capture_output=True,
+                       text=True, timeout=300, env=env)
+    assert r.returncode == 1 and NOTRACE not in r.stderr, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(want), r.stderr
+    if damage.startswith("a page"):
+        assert lines[0].endswith("render the book again with Quarto (the file was cut short or altered)")
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
