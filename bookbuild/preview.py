@@ -44,8 +44,8 @@ from . import procs
 from .project import load_book, named_files
 from .cache import tree_digest
 from .passes.parse import ENGINE, code_trees
-from .settings import (Parser, check_profile, folder_path, interval_seconds, port_number, positive_seconds,
-                       root_option)
+from .settings import (Parser, check_profile, folder_path, interval_seconds, megabytes, port_number,
+                       positive_seconds, root_option)
 from .source import parse
 from .worker import Warm
 
@@ -246,12 +246,14 @@ CANCELLED = "preview: stopped by a newer save"
 
 
 def build_once(root: Path, profile: str, cell_timeout: float | None = None,
-               defer: bool = False) -> tuple[bool, list[str], float, bool]:
+               defer: bool = False, memory_limit: int | None = None) -> tuple[bool, list[str], float, bool]:
     """One ``render`` (HTML only) by the warm worker; returns (ok, error lines, seconds, whether the
     layer's choices were left for the next build: ``defer``, the text first)."""
     argv = ["render", "--profile", profile, "--root", str(root), "--formats", "html", "--stale-translations", "warn"]
     if cell_timeout:
         argv += ["--cell-timeout", str(cell_timeout)]
+    if memory_limit:
+        argv += ["--memory-limit", str(memory_limit)]
     if defer:
         argv.append("--defer-layer")
     t0 = time.perf_counter()
@@ -485,6 +487,8 @@ def options(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--no-browser", action="store_true")
     ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
     ap.add_argument("--cell-timeout", type=positive_seconds, default=None, metavar="SECONDS")
+    ap.add_argument("--memory-limit", type=megabytes, default=None, metavar="MB",
+                    help="the address space of one chapter's process (default: render's)")
     ap.add_argument("--interval", type=interval_seconds, default=0.1, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     args.root = root_option(ap, args.root)
@@ -591,10 +595,10 @@ def main(argv: list[str]) -> int:
         nonlocal opened
         state.set_building(True)
         try:
-            ok, lines, secs, deferred = build_once(root, profile, args.cell_timeout, defer=True)
+            ok, lines, secs, deferred = build_once(root, profile, args.cell_timeout, True, args.memory_limit)
             if deferred:
                 report(ok, lines + [DEFERRED], secs)
-                ok, lines, secs, _ = build_once(root, profile, args.cell_timeout)
+                ok, lines, secs, _ = build_once(root, profile, args.cell_timeout, False, args.memory_limit)
         finally:
             state.set_building(False)
         if lines == [CANCELLED]:
