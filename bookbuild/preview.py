@@ -326,6 +326,25 @@ class Server(ThreadingHTTPServer):
         print(f"preview: a request from the browser failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
 
 
+def book_file(book_dir: Path, path: str) -> tuple[Path | None, HTTPStatus | None]:
+    """The file of the book a request path names, resolved (links followed; a folder: its index.html), or
+    the refusal: a malformed path (a NUL) is 400, one that leads outside the book (a link placed in it) 404."""
+    from urllib.parse import unquote
+    if "\0" in path or "\0" in unquote(path):
+        return None, HTTPStatus.BAD_REQUEST
+    try:
+        rel = unquote(path.split("#", 1)[0]).lstrip("/")
+        target = (book_dir / rel).resolve()
+        base = book_dir.resolve()
+    except (OSError, ValueError, RuntimeError):
+        return None, HTTPStatus.BAD_REQUEST
+    if target.is_dir():   # a folder is its index.html, never a listing
+        target = (target / "index.html").resolve()
+    if base not in target.parents:
+        return None, HTTPStatus.NOT_FOUND
+    return target, None
+
+
 def make_handler(book_dir: Path, state: State):
     class Handler(SimpleHTTPRequestHandler):
         def __init__(self, *a, **kw):
@@ -346,72 +365,41 @@ def make_handler(book_dir: Path, state: State):
                 return self._json(state.snapshot())
             if path == CLIENT_JS:
                 return self._script()
+            if not book_dir.is_dir():
+                return self._page(None)
             target = self._inside(path)
             if target is None:
                 return None
-            if target.is_dir():
-                target = (target / "index.html").resolve()
-                if book_dir.resolve() not in target.parents:   # an index.html that links outside
-                    return self.send_error(HTTPStatus.NOT_FOUND)
             if target.suffix == ".html" and target.is_file():
                 return self._page(target)
-            if not book_dir.is_dir():
-                return self._page(None)
             if target.is_file() and send_revalidated(self, target):
                 return None
             return self.send_error(HTTPStatus.NOT_FOUND)
 
-        def do_HEAD(self):  # noqa: N802 - http.server's name: the same refusals as GET
-            if self._inside(self.path.split("?", 1)[0]) is not None:
-                return super().do_HEAD()
-            return None
+        def do_HEAD(self):  # noqa: N802 - http.server's: the browser asks with GET; http.server's own would list folders
+            self.send_error(HTTPStatus.METHOD_NOT_ALLOWED)
 
         def _inside(self, path: str) -> Path | None:
-            """The file of the book a request names, resolved (links followed); None, answered, when the path
-            is malformed (a NUL: 400) or leads outside the book (a link placed in it: 404). No folder is
-            ever listed."""
-            from urllib.parse import unquote
-            if "\0" in unquote(path) or "\0" in path:
-                self.send_error(HTTPStatus.BAD_REQUEST, "malformed path")
-                return None
-            try:
-                target = Path(self.translate_path(path)).resolve()
-                base = book_dir.resolve()
-            except (OSError, ValueError, RuntimeError):
-                self.send_error(HTTPStatus.BAD_REQUEST, "malformed path")
-                return None
-            if target != base and base not in target.parents:
-                self.send_error(HTTPStatus.NOT_FOUND)
-                return None
+            target, refusal = book_file(book_dir, path)
+            if refusal:
+                self.send_error(refusal)
             return target
 
-        def list_directory(self, path):   # http.server's folder listing: never
-            self.send_error(HTTPStatus.NOT_FOUND)
-            return None
+        def _send(self, data: bytes, kind: str):
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def _json(self, obj):
-            data = json.dumps(obj).encode()
-            self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self._send(json.dumps(obj).encode(), "application/json")
 
         def _script(self):
-            data = CLIENT.encode("utf-8")
-            self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", "text/javascript; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self._send(CLIENT.encode("utf-8"), "text/javascript; charset=utf-8")
 
         def _page(self, target: Path | None):
-            data = page_text(book_dir, state, target).encode("utf-8")
-            self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self._send(page_text(book_dir, state, target).encode("utf-8"), "text/html; charset=utf-8")
 
         def _events(self):
             self.send_response(HTTPStatus.OK)
