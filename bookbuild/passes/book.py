@@ -55,7 +55,8 @@ def compute(build: Build, wanted: list) -> dict[tuple[str, str], tuple[str, list
     for book, ch, doc in wanted:
         # per profile: a cell may word its values in the book's language (mlsysim.wording)
         key = sha256_bytes(b"variants", build.environment.encode(), json.dumps(choices).encode(),
-                           book.profile.encode(), *V.cells_digest(doc))
+                           book.profile.encode(), *V.cells_digest(doc),
+                           build.inputs.get(f"{book.profile}:{ch.path.as_posix()}", "").encode())
         keyed[(book.profile, ch.path.as_posix())] = key
         if key not in pending:
             hit = build.store.get_json("variants", key)

@@ -57,6 +57,12 @@ def cells_key(build: Build, book: Book, doc: Document) -> str:
     return sha256_bytes(b"cells", *_run_parts(build, book), cells_signature(doc))
 
 
+def _note_inputs(build: Build, name: str, data: dict) -> None:
+    """What the chapter's code read, as one digest (the reader's choices are keyed by it too)."""
+    build.inputs[name] = sha256_bytes(json.dumps([data.get("reads") or {}, data.get("inputs") or {}],
+                                                 sort_keys=True).encode())
+
+
 def _lookup(build: Build, key: str):
     """The cache entry under ``key`` (its data and folder), if every file its code read, every folder it
     listed and every variable it read is as it was."""
@@ -77,11 +83,12 @@ def _copy_figures(data: dict, folder: Path, out: Path) -> None:
         shutil.copyfile(folder / "figures" / rel, figs / rel)
 
 
-def _from_cache(build: Build, key: str, out: Path):
+def _from_cache(build: Build, key: str, out: Path, name: str = ""):
     """The executed chapter cached under ``key``, its figures copied into ``out``."""
     got = _lookup(build, key)
     if got is None:
         return None
+    _note_inputs(build, name, got[0])
     _copy_figures(*got, out)
     return from_json(got[0]["chapter"], out / "figures")
 
@@ -93,6 +100,7 @@ def _to_cache(build: Build, book: Book, doc: Document, key: str, ec, reads: list
     (:func:`cells_key`)."""
     data = {"chapter": to_json(ec, figs), "reads": {r: file_digest(build.root / r) for r in sorted(set(reads))},
             "inputs": inputs or {}, "figures": [Path(f).relative_to(figs).as_posix() for f in ec.figures]}
+    _note_inputs(build, f"{book.profile}:{doc.path}", data)
     build.store.put_tree("exec", key, data, {f"figures/{r}": figs / r for r in data["figures"]})
     if replayable:
         build.store.put_json("cells", cells_key(build, book, doc), {"chapter": key})
@@ -197,10 +205,10 @@ def _plan(build: Build, results: dict, keys: dict, errors: list) -> list[pool.Jo
                 continue
             doc = build.documents[rel]
             keys[name] = chapter_key(build, book, doc)
-            hit = _from_cache(build, keys[name], out)
+            hit = _from_cache(build, keys[name], out, name)
             facts_key = chapter_key(build, book, doc, "facts") if build.facts else None
             if hit is None and facts_key:
-                hit = _from_cache(build, facts_key, out)
+                hit = _from_cache(build, facts_key, out, name)
             if hit is None:
                 hit = _replayed(build, book, doc, keys[name], out)
                 if hit is not None:
