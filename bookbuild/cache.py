@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-CACHE_FORMAT = "2"
+CACHE_FORMAT = "3"   # 3: the seal covers the entry's kind and key
 MAGIC = b"bookbuild-cache"
 
 
@@ -114,17 +114,24 @@ def environment_digest(code_trees: Iterable[Path], data_dirs: Iterable[Path | No
     return sha256_bytes(json.dumps(parts, sort_keys=True, default=str).encode())
 
 
-def _seal(data: bytes) -> bytes:
-    return MAGIC + f" {CACHE_FORMAT} {hashlib.sha256(data).hexdigest()} {len(data)}\n".encode() + data
+def _sealed_digest(name: str, data: bytes) -> bytes:
+    """The digest a seal carries: the entry's name (``kind/key``) and its payload, so an entry moved or
+    copied under another key is as wrong as an altered one."""
+    return sha256_bytes(name.encode("utf-8"), data).encode()
 
 
-def _unseal(raw: bytes) -> bytes | None:
-    """The payload of a sealed entry, or None when the header, length or digest does not match."""
+def _seal(name: str, data: bytes) -> bytes:
+    return MAGIC + f" {CACHE_FORMAT} ".encode() + _sealed_digest(name, data) + f" {len(data)}\n".encode() + data
+
+
+def _unseal(name: str, raw: bytes) -> bytes | None:
+    """The payload of the entry ``name`` (``kind/key``), or None when the header, length or digest (of the
+    name and the payload) does not match."""
     head, sep, data = raw.partition(b"\n")
     parts = head.split(b" ")
     if not sep or len(parts) != 4 or parts[0] != MAGIC or parts[1] != CACHE_FORMAT.encode():
         return None
-    if parts[3] != str(len(data)).encode() or parts[2] != hashlib.sha256(data).hexdigest().encode():
+    if parts[3] != str(len(data)).encode() or parts[2] != _sealed_digest(name, data):
         return None
     return data
 
@@ -179,7 +186,7 @@ class Store:
         except OSError:
             self.misses += 1
             return None
-        data = _unseal(raw)
+        data = _unseal(f"{kind}/{key}", raw)
         if data is None:
             self._discard(path, "corrupt, truncated or from another version of bookbuild")
             self.misses += 1
@@ -190,7 +197,7 @@ class Store:
     def put_blob(self, kind: str, key: str, data: bytes) -> None:
         if self.enabled:
             try:
-                _write_atomic(self.entry(kind, key), _seal(data))
+                _write_atomic(self.entry(kind, key), _seal(f"{kind}/{key}", data))
             except OSError:
                 pass
 

@@ -15,8 +15,9 @@ from . import procs
 from .book.hooks import DATA_ENV
 from .errors import BuildError, BuildFailed
 from .project import profiles as list_profiles
-from .settings import (DEFAULT_CELL_TIMEOUT, DEFAULT_FORMATS, Parser, Settings, check_profile, debug_requested, folder_path,
-                       formats_list, jobs_count, positive_seconds, process_id, project_root, root_option)
+from .settings import (DEFAULT_CELL_TIMEOUT, DEFAULT_FORMATS, DEFAULT_MEMORY_LIMIT, Parser, Settings, check_profile,
+                       debug_requested, folder_path, formats_list, jobs_count, megabytes, positive_seconds, process_id,
+                       project_root, root_option)
 
 
 def build_args(ap: argparse.ArgumentParser) -> None:
@@ -26,6 +27,8 @@ def build_args(ap: argparse.ArgumentParser) -> None:
                     help="execute and render everything again (the output is byte-identical)")
     ap.add_argument("--cell-timeout", type=positive_seconds, default=DEFAULT_CELL_TIMEOUT, metavar="SECONDS",
                     help=f"stop a cell that runs longer (default {DEFAULT_CELL_TIMEOUT:g})")
+    ap.add_argument("--memory-limit", type=megabytes, default=DEFAULT_MEMORY_LIMIT, metavar="MB",
+                    help=f"the address space of one chapter's process (default {DEFAULT_MEMORY_LIMIT})")
     ap.add_argument("--jobs", type=jobs_count, default=0, help="processes at once (default: one per core)")
     ap.add_argument("--formats", type=formats_list, default=DEFAULT_FORMATS,
                     help="render: html, pdf, epub, comma-separated (default html,pdf,epub)")
@@ -50,7 +53,7 @@ def parsed(ap: argparse.ArgumentParser, argv: list[str]):
 def settings_of(args) -> Settings:
     root = project_root(args.root)
     return Settings.make(root, data_env=DATA_ENV, cache=False if args.no_cache else None, cell_timeout=args.cell_timeout,
-                         jobs=args.jobs, formats=args.formats,
+                         memory_limit=args.memory_limit, jobs=args.jobs, formats=args.formats,
                          output_dir=args.output_dir.resolve() if getattr(args, "output_dir", None) else None,
                          cache_dir=getattr(args, "cache_dir", None),
                          stale_translations=getattr(args, "stale_translations", None),

@@ -115,10 +115,32 @@ def read_text(path: str | Path, rel: str | Path | None = None) -> str:
         raise BuildError(name, None, "is a folder, not a file") from None
     except PermissionError:
         raise BuildError(name, None, "cannot be read (permission denied)") from None
+    return book_text(decode_utf8(data, name), name)
+
+
+def decode_utf8(data: bytes, name: str | Path, fix: str = "re-save the file as UTF-8") -> str:
+    """``data`` as UTF-8; bytes that are not are ONE line naming the file, the line and column (``fix``: what
+    to do)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise SourceDecodeError(name, line, f"is not valid UTF-8: byte 0x{data[e.start]:02X} at column "
-                                            f"{col}; re-save the file as UTF-8") from None
+                                            f"{col}; {fix}") from None
+
+
+def book_text(text: str, name: str | Path) -> str:
+    """A book file's text as Quarto (pandoc) reads it: a byte-order mark dropped, CRLF line endings read
+    as LF (a lone CR dropped); a NUL character (which pandoc turns into U+FFFD and typst refuses) is ONE line naming it."""
+    if "\0" in text:
+        at = text.index("\0")
+        line = text.count("\n", 0, at) + 1
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        raise SourceDecodeError(name, line, f"holds a NUL character at column {col}: remove it (a text editor "
+                                            "shows it as ^@ or \\0)")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:   # pandoc's reader drops every CR
+        text = text.replace("\r\n", "\n").replace("\r", "")
+    return text

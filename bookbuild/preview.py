@@ -26,6 +26,7 @@ reload neither downloads nor compiles again what the build did not change, and n
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -40,11 +41,11 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from . import procs
-from .project import load_book
+from .project import load_book, named_files
 from .cache import tree_digest
 from .passes.parse import ENGINE, code_trees
-from .settings import (Parser, check_profile, folder_path, interval_seconds, port_number, positive_seconds,
-                       root_option)
+from .settings import (Parser, check_profile, folder_path, interval_seconds, megabytes, port_number,
+                       positive_seconds, root_option)
 from .source import parse
 from .worker import Warm
 
@@ -71,7 +72,8 @@ CLIENT = """(function(){
   function norm(s){ return s.replace(/\\s+/g, ' ').trim(); }
   function parsed(html){ var t = document.createElement('template'); t.innerHTML = html; return t.content; }
   function swap(p){
-    var here = decodeURIComponent(location.pathname).replace(/^\\//, '').replace(/(^|\\/)$/, '$1index.html');
+    var here; try { here = decodeURIComponent(location.pathname); } catch (e) { here = location.pathname; }
+    here = here.replace(/^\\//, '').replace(/(^|\\/)$/, '$1index.html');
     if (here !== p.page) return true;   // another page: nothing to show here
     var art = document.querySelector('article.chapter'), olds = Array.prototype.slice.call(parsed(p.old).children);
     if (!art || !olds.length) return false;
@@ -89,8 +91,9 @@ CLIENT = """(function(){
     return true;
   }
   function apply(s){
-    if (s.ok && s.version !== seen){ location.reload(); return; }
+    if (s.version !== seen){ location.reload(); return; }   // a build passed (only that one counts up)
     if (s.patch && s.patch.n > patched){ patched = s.patch.n; if (!swap(s.patch)) location.reload(); }
+    if (s.building) return;   // the banner says the last build's result until the next one ends
     if (s.ok) banner(s.warnings, true); else banner(s.errors, false);
   }
   var es = new EventSource('%(events)s');
@@ -113,9 +116,15 @@ class State:
         self.version = 0
         self.ok = True
         self.errors: list[str] = []
+        self.building = False                # a build runs: the status is not "ok" until it ends
         self.stopping = False
         self.patch: dict | None = None       # the last prose patch (:mod:`bookbuild.prose_patch`), numbered
         self.pages: dict[str, str] = {}      # the pages it patched, served until the next build
+
+    def set_building(self, building: bool) -> None:
+        with self.cond:
+            self.building = building
+            self.cond.notify_all()
 
     def publish(self, ok: bool, errors: list[str]) -> None:
         with self.cond:
@@ -135,9 +144,11 @@ class State:
             self.cond.notify_all()
 
     def snapshot(self) -> dict:
-        """``errors`` of a failed build; ``warnings`` of one that passed (``self.errors`` holds either)."""
-        return {"version": self.version, "ok": self.ok, "errors": [] if self.ok else self.errors,
-                "warnings": self.errors if self.ok else [], "patch": self.patch}
+        """``errors`` of a failed build; ``warnings`` of one that passed (``self.errors`` holds either);
+        ``ok`` only when the last build passed and none runs (``building``)."""
+        return {"version": self.version, "ok": self.ok and not self.building, "building": self.building,
+                "errors": [] if self.ok else self.errors, "warnings": self.errors if self.ok else [],
+                "patch": self.patch}
 
 
 def watched_files(root: Path, names: list[str]) -> list[Path]:
@@ -150,6 +161,7 @@ def watched_files(root: Path, names: list[str]) -> list[Path]:
         try:
             book = load_book(root, name)
         except Exception:  # noqa: BLE001 - a broken config is reported by the build itself
+            out.update(named_files(root, name))   # still watched: a chapter renamed away and back
             continue
         out.update(root / b for b in book.bibliography)
         for ch in book.chapters:
@@ -182,8 +194,10 @@ class Builds:
     def __init__(self) -> None:
         self.warm: Warm | None = None
         self.pid: int | None = None
+        self.cancelled = False     # the last build was stopped by a newer save (:meth:`cancel`)
 
     def run(self, argv: list[str], root: Path) -> subprocess.CompletedProcess:
+        self.cancelled = False
         if self.warm is None:
             self.warm = Warm(root)
 
@@ -196,6 +210,18 @@ class Builds:
             if self.pid is not None:
                 procs.unregister(self.pid)
                 self.pid = None
+
+    def cancel(self) -> bool:
+        """Stop the build that runs (a new save makes it stale), not the worker: SIGTERM to its group (its
+        handler stops its jobs and removes its staging), then SIGKILL; False when none runs."""
+        pid = self.pid
+        if pid is None or procs.ended(pid):
+            return False
+        self.cancelled = True
+        procs.stop_politely([pid])
+        if not procs.ended(pid):
+            procs.kill_tree(pid)
+        return True
 
     def stop(self) -> None:
         pid, self.pid = self.pid, None
@@ -215,17 +241,25 @@ DEFERRED = ("the reader's choices (accelerator, model) are being computed again:
             "by itself it shows the reference only")
 
 
+#: what a build stopped by a newer save reports (no result: the next build follows at once)
+CANCELLED = "preview: stopped by a newer save"
+
+
 def build_once(root: Path, profile: str, cell_timeout: float | None = None,
-               defer: bool = False) -> tuple[bool, list[str], float, bool]:
+               defer: bool = False, memory_limit: int | None = None) -> tuple[bool, list[str], float, bool]:
     """One ``render`` (HTML only) by the warm worker; returns (ok, error lines, seconds, whether the
     layer's choices were left for the next build: ``defer``, the text first)."""
     argv = ["render", "--profile", profile, "--root", str(root), "--formats", "html", "--stale-translations", "warn"]
     if cell_timeout:
         argv += ["--cell-timeout", str(cell_timeout)]
+    if memory_limit:
+        argv += ["--memory-limit", str(memory_limit)]
     if defer:
         argv.append("--defer-layer")
     t0 = time.perf_counter()
     r = BUILDS.run(argv, root)
+    if BUILDS.cancelled:
+        return False, [CANCELLED], time.perf_counter() - t0, False
     lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "waiting for it" not in ln]
     if r.returncode == 0:   # a build that passed says only its warnings (a stale translation)
         lines = [ln.split("warning: ", 1)[1] for ln in lines if ln.startswith("bookbuild: note: warning: ")]
@@ -292,6 +326,25 @@ class Server(ThreadingHTTPServer):
         print(f"preview: a request from the browser failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
 
 
+def book_file(book_dir: Path, path: str) -> tuple[Path | None, HTTPStatus | None]:
+    """The file of the book a request path names, resolved (links followed; a folder: its index.html), or
+    the refusal: a malformed path (a NUL) is 400, one that leads outside the book (a link placed in it) 404."""
+    from urllib.parse import unquote
+    if "\0" in path or "\0" in unquote(path):
+        return None, HTTPStatus.BAD_REQUEST
+    try:
+        rel = unquote(path.split("#", 1)[0]).lstrip("/")
+        target = (book_dir / rel).resolve()
+        base = book_dir.resolve()
+    except (OSError, ValueError, RuntimeError):
+        return None, HTTPStatus.BAD_REQUEST
+    if target.is_dir():   # a folder is its index.html, never a listing
+        target = (target / "index.html").resolve()
+    if base not in target.parents:
+        return None, HTTPStatus.NOT_FOUND
+    return target, None
+
+
 def make_handler(book_dir: Path, state: State):
     class Handler(SimpleHTTPRequestHandler):
         def __init__(self, *a, **kw):
@@ -312,40 +365,41 @@ def make_handler(book_dir: Path, state: State):
                 return self._json(state.snapshot())
             if path == CLIENT_JS:
                 return self._script()
-            target = Path(self.translate_path(path))
-            if target.is_dir():
-                target = target / "index.html"
-            if target.suffix == ".html" and target.is_file():
-                return self._page(target)
             if not book_dir.is_dir():
                 return self._page(None)
+            target = self._inside(path)
+            if target is None:
+                return None
+            if target.suffix == ".html" and target.is_file():
+                return self._page(target)
             if target.is_file() and send_revalidated(self, target):
                 return None
-            return super().do_GET()
+            return self.send_error(HTTPStatus.NOT_FOUND)
+
+        def do_HEAD(self):  # noqa: N802 - http.server's: the browser asks with GET; http.server's own would list folders
+            self.send_error(HTTPStatus.METHOD_NOT_ALLOWED)
+
+        def _inside(self, path: str) -> Path | None:
+            target, refusal = book_file(book_dir, path)
+            if refusal:
+                self.send_error(refusal)
+            return target
+
+        def _send(self, data: bytes, kind: str):
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def _json(self, obj):
-            data = json.dumps(obj).encode()
-            self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self._send(json.dumps(obj).encode(), "application/json")
 
         def _script(self):
-            data = CLIENT.encode("utf-8")
-            self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", "text/javascript; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self._send(CLIENT.encode("utf-8"), "text/javascript; charset=utf-8")
 
         def _page(self, target: Path | None):
-            data = page_text(book_dir, state, target).encode("utf-8")
-            self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self._send(page_text(book_dir, state, target).encode("utf-8"), "text/html; charset=utf-8")
 
         def _events(self):
             self.send_response(HTTPStatus.OK)
@@ -421,6 +475,8 @@ def options(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--no-browser", action="store_true")
     ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
     ap.add_argument("--cell-timeout", type=positive_seconds, default=None, metavar="SECONDS")
+    ap.add_argument("--memory-limit", type=megabytes, default=None, metavar="MB",
+                    help="the address space of one chapter's process (default: render's)")
     ap.add_argument("--interval", type=interval_seconds, default=0.1, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     args.root = root_option(ap, args.root)
@@ -458,9 +514,30 @@ def watch(root: Path, profile: str, interval: float, rebuild, show=None) -> None
                 show(changed)
         first = False
         snap, started = snapshot(files), time.time_ns()
-        rebuild()
+        with _cancel_on_save(files, snap, interval):
+            rebuild()
         files = watched_files(root, names)   # an include may have been added
         snap = changed_since(snap, files, started)
+
+
+@contextlib.contextmanager
+def _cancel_on_save(files: list[Path], snap: dict, interval: float):
+    """While the build runs, a save (any watched file changed from ``snap``) stops it: the next build,
+    with the new save, starts at once (an endless cell fixed is shown without waiting for its limit)."""
+    done = threading.Event()
+
+    def poll() -> None:
+        while not done.wait(interval):
+            if snapshot(files) != snap:
+                BUILDS.cancel()
+                return
+    t = threading.Thread(target=poll, daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        done.set()
+        t.join()
 
 
 def main(argv: list[str]) -> int:
@@ -504,10 +581,17 @@ def main(argv: list[str]) -> int:
     def rebuild():
         """The text first (the layer's slow choices left out), then, if they were, the whole page."""
         nonlocal opened
-        ok, lines, secs, deferred = build_once(root, profile, args.cell_timeout, defer=True)
-        if deferred:
-            report(ok, lines + [DEFERRED], secs)
-            ok, lines, secs, _ = build_once(root, profile, args.cell_timeout)
+        state.set_building(True)
+        try:
+            ok, lines, secs, deferred = build_once(root, profile, args.cell_timeout, True, args.memory_limit)
+            if deferred:
+                report(ok, lines + [DEFERRED], secs)
+                ok, lines, secs, _ = build_once(root, profile, args.cell_timeout, False, args.memory_limit)
+        finally:
+            state.set_building(False)
+        if lines == [CANCELLED]:
+            print(CANCELLED, flush=True)
+            return
         report(ok, lines, secs)
         patcher.reload(ok)
         if not opened:

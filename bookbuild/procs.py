@@ -155,7 +155,7 @@ def stopping() -> bool:
     return _STOPPING.is_set()
 
 
-def _stop_politely(pids: list[int]) -> None:
+def stop_politely(pids: list[int]) -> None:
     """SIGTERM to each driven build's group, then up to :data:`POLITE_SECONDS` for it to end."""
     for pid in pids:
         try:
@@ -190,7 +190,7 @@ def stop_all(everything: bool = False) -> None:
     with _LOCK:
         live = list(_LIVE.items())
         _LIVE.clear()
-    _stop_politely([pid for pid, how in live if how == "polite"])
+    stop_politely([pid for pid, how in live if how == "polite"])
     for pid, how in live:
         kill_tree(pid, group=how != "plain")
     if everything:
@@ -227,7 +227,7 @@ def run(cmd: Sequence[str], data: bytes | None = None, cwd: str | None = None,
         out, err = proc.communicate(data, timeout=timeout)
     except BaseException:
         if polite:
-            _stop_politely([proc.pid])
+            stop_politely([proc.pid])
         kill_tree(proc.pid, group=polite)
         proc.wait()
         raise

@@ -190,6 +190,25 @@ def _chapter_entries(entries: Any, appendix: bool, source: str, part: str | None
     return out
 
 
+def named_files(root: Path, profile: str | None) -> list[Path]:
+    """The chapters and bibliography files a profile names, whether or not they exist or the book loads
+    (what the preview watches while the book is broken: a chapter renamed away and back); [] when the
+    configuration itself cannot be read."""
+    root = Path(root).resolve()
+    try:
+        if profile in (None, "", "default"):
+            profile = default_profile(root) or "default"
+        meta = merged_metadata(root, None if profile == "default" else profile)
+        book = meta.get("book") if isinstance(meta.get("book"), dict) else {}
+        out = [root / ch.path for key, app in (("chapters", False), ("appendices", True))
+               for ch in _chapter_entries(book.get(key), app, "")]
+        bib = meta.get("bibliography") or []
+        out += [root / b for b in ([bib] if isinstance(bib, str) else bib) if isinstance(b, str) and b.strip()]
+        return out
+    except Exception:  # noqa: BLE001 - a configuration that does not read: the build says why
+        return []
+
+
 def load_book(root: Path, profile: str | None = None) -> Book:
     """Load the book of ``profile`` (``None``/"default" = ``profile: default:``)."""
     root = Path(root).resolve()

@@ -27,8 +27,11 @@ ENVIRONMENT = {
 
 #: generous: the book's slowest cell takes about a second
 DEFAULT_CELL_TIMEOUT = 120.0
-#: what one cell may print or display
+#: what one cell may print or display (and what a chapter's process may write to its descriptors 1 and 2)
 DEFAULT_OUTPUT_CAP = 1_000_000
+#: the address space of one chapter's process, in MB (``--memory-limit``): the book's chapters use about 0.4 GB
+DEFAULT_MEMORY_LIMIT = 8192
+MEMORY_RANGE = (256, 1 << 20)
 FORMATS = ("html", "pdf", "epub")
 DEFAULT_FORMATS = ("html", "pdf", "epub")
 
@@ -96,6 +99,17 @@ def positive_seconds(text: str) -> float:
     if not 0 < v <= MAX_SECONDS:
         raise argparse.ArgumentTypeError(f"expected a number of seconds above 0 and at most {MAX_SECONDS:.0f}, "
                                          f"got {text!r}")
+    return v
+
+
+def megabytes(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of megabytes, got {text!r}") from None
+    lo, hi = MEMORY_RANGE
+    if not lo <= v <= hi:
+        raise argparse.ArgumentTypeError(f"expected {lo} to {hi} megabytes, got {text!r}")
     return v
 
 
@@ -213,6 +227,7 @@ class Settings:
     cache_dir: Path | None = None       # default: <root>/_build/cache
     cell_timeout: float = DEFAULT_CELL_TIMEOUT
     output_cap: int = DEFAULT_OUTPUT_CAP
+    memory_limit: int = DEFAULT_MEMORY_LIMIT   # MB of address space per chapter process (--memory-limit)
     jobs: int = 0                       # processes at once; 0: one per core
     formats: tuple[str, ...] = DEFAULT_FORMATS
     output_dir: Path | None = None      # render: where the books go (default: each profile's output-dir)

@@ -16,6 +16,7 @@ resolving symlinks), a missing file or a cycle is one :class:`~bookbuild.errors.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -176,7 +177,7 @@ def _include_target(m: re.Match, here: Path, root: Path, rel: str, line: int, st
                                       "only files of the book's own folder")
     if not inc.is_file():
         raise IncludeError(rel, line, f"include file not found: {target} (looked for {_rel(inc, root)})")
-    if inc in stack or inc == here:
+    if inc in stack or inc == here.resolve():
         raise IncludeError(rel, line, f"include cycle: {target} includes itself")
     return inc
 
@@ -198,7 +199,7 @@ def _expand(path: Path, root: Path, files: dict[str, SourceFile], stack: tuple[P
             out.append((line, Origin(src.rel, i + 1)))
             continue
         inc = _include_target(m, path, root, src.rel, i + 1, stack)
-        out.extend(_expand(inc, root, files, stack + (path,)))
+        out.extend(_expand(inc, root, files, stack + (path.resolve(),)))
     return out
 
 
@@ -269,11 +270,14 @@ def parse(path: str | Path, root: str | Path) -> Document:
     """Parse the chapter ``path`` (absolute, or relative to ``root``) and everything it includes."""
     root = Path(root).resolve()
     p = Path(path)
-    p = (p if p.is_absolute() else root / p).resolve()
-    if not _inside(p, root):
+    real = (p if p.is_absolute() else root / p).resolve()
+    if not _inside(real, root):
         raise BuildError(str(path), None, "the chapter is outside the project folder")
-    if not p.is_file():
-        raise BuildError(_rel(p, root), None, "chapter file does not exist")
+    if not real.is_file():
+        raise BuildError(_rel(real, root), None, "chapter file does not exist")
+    # a chapter that is a link (to a file of the project) keeps the name the book lists it by, as Quarto does
+    named = Path(os.path.normpath(p if p.is_absolute() else root / p))
+    p = named if _inside(named, root) else real
     files: dict[str, SourceFile] = {}
     expanded = _expand(p, root, files)
     lines = [t for t, _ in expanded]

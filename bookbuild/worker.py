@@ -104,6 +104,24 @@ def serve(root: Path, parent: int) -> int:
     return 0
 
 
+def where_it_failed(log: str, root: Path) -> str:
+    """``: FILE:LINE: the error`` from what a process that did not start printed (its traceback's last
+    line, and the innermost file and line it names: a syntax error in the engine is told where it is)."""
+    import re
+    lines = [ln.strip() for ln in log.splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    frames = re.findall(r'^\s*File "([^"]+)", line (\d+)', log, re.M)
+    if not frames:
+        return f": {lines[-1]}"
+    file, line = frames[-1]
+    try:
+        file = Path(file).resolve().relative_to(Path(root).resolve()).as_posix()
+    except (ValueError, OSError):
+        pass
+    return f": {file}:{line}: {lines[-1]}"
+
+
 class Warm:
     """The driver's side: a worker started on first use and again whenever it says it is stale or died."""
 
@@ -124,8 +142,7 @@ class Warm:
             return self.proc
         self.stop()   # it ended before it was ready: an engine that does not import, say
         self.log.seek(0)
-        lines = [ln.strip() for ln in self.log.read().splitlines() if ln.strip()]
-        self.failure = "bookbuild: the build's worker did not start" + (f": {lines[-1]}" if lines else "")
+        self.failure = "bookbuild: the build's worker did not start" + where_it_failed(self.log.read(), self.root)
         return None
 
     def _ask(self, proc: subprocess.Popen, argv: list[str]) -> dict:

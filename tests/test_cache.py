@@ -24,13 +24,31 @@ def test_an_altered_truncated_or_foreign_blob_is_discarded_with_a_note(tmp_path)
     key = "cd" * 32
     for damage in (lambda b: b.replace(b"hello", b"jello"),       # altered in place, still the same length
                    lambda b: b[:-3],                                # truncated
-                   lambda b: b.replace(b" 2 ", b" 1 ", 1)):        # written by another version
+                   lambda b: b.replace(b" 3 ", b" 2 ", 1)):        # written by another version
         s.put_blob("pdf", key, b"hello world")
         f = s.entry("pdf", key)
         f.write_bytes(damage(f.read_bytes()))
         assert s.get_blob("pdf", key) is None
         assert not f.exists()                                        # discarded: the next build rebuilds it
     assert len(s.notes) == 3 and all("discarded and rebuilt" in n for n in s.notes)
+
+
+def test_an_entry_under_another_key_is_a_miss(tmp_path):
+    """The seal covers the entry's kind and key: an entry copied under another key (two chapters' entries
+    exchanged) is discarded like an altered one."""
+    s = store(tmp_path)
+    s.put_blob("exec-index", "ab" * 32, b"chapter a")
+    s.put_blob("exec-index", "cd" * 32, b"chapter b")
+    a, b = s.entry("exec-index", "ab" * 32), s.entry("exec-index", "cd" * 32)
+    da, db = a.read_bytes(), b.read_bytes()
+    a.write_bytes(db)
+    b.write_bytes(da)
+    assert s.get_blob("exec-index", "ab" * 32) is None and s.get_blob("exec-index", "cd" * 32) is None
+    s.put_blob("pdf", "ab" * 32, b"chapter a")
+    s.entry("pandoc", "ab" * 32).parent.mkdir(parents=True)
+    s.entry("pandoc", "ab" * 32).write_bytes(s.entry("pdf", "ab" * 32).read_bytes())   # another kind
+    assert s.get_blob("pandoc", "ab" * 32) is None and s.get_blob("pdf", "ab" * 32) == b"chapter a"
+    assert len(s.notes) == 3
 
 
 def test_an_entry_in_the_old_layout_is_replaced_not_fatal(tmp_path):

@@ -239,7 +239,7 @@ def _corrupt(entry: Path, how: int) -> None:
     elif how == 1:   # truncated
         entry.write_bytes(data[: len(data) // 2])
     else:            # written by another version of the cache
-        entry.write_bytes(data.replace(b"bookbuild-cache 2 ", b"bookbuild-cache 1 ", 1) if data.startswith(b"bookbuild")
+        entry.write_bytes(data.replace(b"bookbuild-cache 3 ", b"bookbuild-cache 2 ", 1) if data.startswith(b"bookbuild")
                           else b"")
 
 
@@ -512,3 +512,90 @@ def test_the_real_book_builds_with_the_appendix_dropped_from_the_english_profile
     assert "never quoted" not in r.stderr and "does not exist" not in r.stderr
     assert re.search(r"^en \(en\): 2 chapters", r.stdout, re.M) and re.search(r"^zh \(zh\): 3 chapters", r.stdout, re.M)
     assert repo_state() == before
+
+
+# ───────────────────────────── round 4 (issue "Hostile input, round 4"): nothing stale ─────────────────────────────
+
+def test_two_chapters_cache_entries_exchanged_are_misses_not_a_crash(world):
+    """The seal covers the entry's kind and key: an entry moved under another key is discarded like an
+    altered one (before: StopIteration, exit 70, on every render until _build/cache was deleted)."""
+    good = world.render_ok()
+    index = world.root / "_build" / "cache" / "exec-index"
+    a, b = [p for p in index.rglob("*") if p.is_file()][:2]
+    da, db = a.read_bytes(), b.read_bytes()
+    a.write_bytes(db)
+    b.write_bytes(da)
+    shutil.rmtree(world.root / "_book")
+    r = world.run("render", "--profile", "all")
+    assert r.returncode == 0, r.stderr
+    notes = r.stderr.splitlines()
+    assert len(notes) == 2 and all(re.fullmatch(r"bookbuild: note: the cache entry \S+ \(exec-index\) was corrupt, "
+                                                r"truncated or from another version of bookbuild: discarded and "
+                                                r"rebuilt", n) for n in notes), r.stderr
+    assert tree(world.root / "_book") == good
+
+
+def test_an_unchanged_pdf_is_taken_from_the_cache_wherever_the_book_is_staged(world):
+    """The PDF's key holds no staging folder (named by the process id): a second build of the same
+    sources compiles nothing, and the cache does not grow."""
+    world.render_ok()
+    pdfs = lambda: sorted(p.name for p in (world.root / "_build/cache/pdf").rglob("*") if p.is_file())  # noqa: E731
+    first = pdfs()
+    assert len(first) == 2   # one book per language
+    shutil.rmtree(world.root / "_book")
+    world.render_ok()
+    assert pdfs() == first
+
+
+# ───────────────────────────── round 4: nothing read from outside the project ─────────────────────────────
+
+def test_a_raw_typst_read_outside_the_book_is_one_line_naming_the_chapter(world):
+    (world.tmp / "hostname").write_text(SECRET + "\n", encoding="utf-8")
+    world.append(CHAPTER, f'\n```{{=typst}}\n#read("{world.tmp / "hostname"}")\n```\n')
+    r = world.run("render", "--profile", "en", "--formats", "pdf")
+    assert r.returncode == 1
+    line = one_line(r)
+    assert line.startswith(f"{CHAPTER}: typst failed: file not found"), line
+    assert line.endswith("; nothing was replaced: _book/en left as before"), line
+    _nothing_of_the_secret(world.root)
+
+
+@pytest.mark.parametrize("what", ["a file in HOME", "a file outside the project", "a folder listed",
+                                  "a folder of the project listed", "a variable"])
+def test_every_input_a_cell_reads_is_in_its_cache_key(world, what):
+    """A cell's inputs beyond the project's files: files anywhere, folders listed, variables read; each
+    changed, the chapter runs again (before: the old value was served without a word)."""
+    home, elsewhere = world.tmp / "home", world.tmp / "elsewhere"
+    elsewhere.mkdir()
+    notes = world.root / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("a\n", encoding="utf-8")
+    read = {"a file in HOME": f"open({str(home / 'value.txt')!r}).read().strip()",
+            "a file outside the project": f"open({str(elsewhere / 'value.txt')!r}).read().strip()",
+            "a folder listed": f"str(len(os.listdir({str(elsewhere / 'many')!r})))",
+            "a folder of the project listed": "str(len(glob.glob('../notes/*.md')))",
+            "a variable": "os.environ.get('BOOK_TEST_VALUE', '1')"}[what]
+    (home / "value.txt").write_text("1\n", encoding="utf-8")
+    (elsewhere / "value.txt").write_text("1\n", encoding="utf-8")
+    (elsewhere / "many").mkdir()
+    (elsewhere / "many" / "one").write_text("", encoding="utf-8")
+    world.append(CHAPTER, "\n```{python}\n#| label: calc-input\nimport glob, os\n"
+                          f"class Input:\n    value = {read}\n```\n\nThe input reads `{{python}} Input.value`.\n")
+    page = lambda: (world.root / "_book/en/appendix/ref.html").read_text(encoding="utf-8")  # noqa: E731
+    r = world.run("render", "--profile", "en", "--formats", "html", env=world.env(BOOK_TEST_VALUE="1"))
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"The input reads (<[^>]+>)*1<", page())
+    if what == "a file in HOME":
+        (home / "value.txt").write_text("2\n", encoding="utf-8")
+    elif what == "a file outside the project":
+        (elsewhere / "value.txt").write_text("2\n", encoding="utf-8")
+    elif what == "a folder listed":
+        (elsewhere / "many" / "two").write_text("", encoding="utf-8")
+    elif what == "a folder of the project listed":
+        (notes / "b.md").write_text("b\n", encoding="utf-8")
+    r = world.run("render", "--profile", "en", "--formats", "html", env=world.env(BOOK_TEST_VALUE="2"))
+    assert r.returncode == 0, r.stderr
+    assert "executed 1 chapter(s), 1 from the cache" in r.stdout, r.stdout
+    assert re.search(r"The input reads (<[^>]+>)*2<", page()), "the old value was served"
+    r = world.run("render", "--profile", "en", "--formats", "html", env=world.env(BOOK_TEST_VALUE="2"))
+    assert r.returncode == 0 and "en: up to date" in r.stdout, r.stdout + r.stderr   # and kept again

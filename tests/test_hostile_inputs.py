@@ -296,3 +296,95 @@ def test_typed_number_inside_math_is_linted(tmp_path):
     r = bookbuild(root, "check", "--profile", "en")
     assert r.returncode == 1
     assert one_line(r).startswith(f"{CHAPTER}:{n}: typed number '295' inside math")
+
+
+# ───────────────────────────── round 4 (issue "Hostile input, round 4"): malformed sources ─────────────────────────────
+
+def _page(root: Path, rel: str) -> str:
+    return (root / "_book/en" / rel).read_text(encoding="utf-8")
+
+
+def test_crlf_line_endings_are_read_as_quarto_reads_them(tmp_path):
+    """A chapter and its cell file saved with CRLF: the same book as with LF (before: the cells were not
+    recognised, "'Ref' is not defined")."""
+    lf = book_copy(tmp_path / "lf")
+    r = bookbuild(lf, "render", "--profile", "en", "--formats", "html")
+    assert r.returncode == 0, r.stderr
+    crlf = book_copy(tmp_path / "crlf")
+    for rel in (CHAPTER, CELL, "index.qmd"):
+        p = crlf / rel
+        p.write_bytes(p.read_bytes().replace(b"\n", b"\r\n"))
+    r = bookbuild(crlf, "render", "--profile", "en", "--formats", "html")
+    assert r.returncode == 0 and NOTRACE not in r.stderr, r.stderr
+    assert _page(crlf, "appendix/ref.html") == _page(lf, "appendix/ref.html")
+
+
+def test_a_byte_order_mark_before_the_front_matter_is_dropped(tmp_path):
+    """A translation saved with a byte-order mark: its front matter (the stamp) is still read (before: read
+    as a paragraph, a false "translation is stale")."""
+    root = book_copy(tmp_path)
+    r = bookbuild(root, "translated", str(root / "index.zh.qmd"), "--source", "index.qmd")
+    assert r.returncode == 0, r.stderr
+    p = root / "index.zh.qmd"
+    assert p.read_text(encoding="utf-8").startswith("---\ntranslation-of:")
+    p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes())
+    r = bookbuild(root, "check", "--profile", "all")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def test_a_nul_byte_in_prose_is_one_line_naming_the_chapter_and_line(tmp_path):
+    """Before: check passed, and render failed naming an internal typst file."""
+    root = book_copy(tmp_path)
+    p = root / CHAPTER
+    text = p.read_text(encoding="utf-8")
+    p.write_text(text + "\nA sentence with a \0 in it.\n", encoding="utf-8")
+    n = text.count("\n") + 2
+    for cmd in (["check", "--profile", "en"], ["render", "--profile", "en"]):
+        r = bookbuild(root, *cmd)
+        assert r.returncode == 1 and NOTRACE not in r.stderr, r.stderr
+        line = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        assert len(line) == 1 and line[0].startswith(f"{CHAPTER}:{n}: holds a NUL character at column 19: "
+                                                     "remove it"), r.stderr
+
+
+def test_a_chapter_that_is_a_link_is_read_under_its_listed_name(tmp_path):
+    """The book lists index.qmd, a link to index.source.qmd (before: KeyError: 'en:index.source.qmd')."""
+    root = book_copy(tmp_path)
+    (root / "index.qmd").rename(root / "index.source.qmd")
+    (root / "index.qmd").symlink_to("index.source.qmd")
+    r = bookbuild(root, "render", "--profile", "en", "--formats", "html")
+    assert r.returncode == 0 and NOTRACE not in r.stderr, r.stderr
+    assert "This book is tiny." in _page(root, "index.html")
+    assert not (root / "_book/en/index.source.html").exists()
+
+
+@pytest.mark.parametrize("damage", ["a page with a byte that is not UTF-8", "a truncated search.json"])
+def test_quartos_post_render_step_on_a_damaged_book_is_one_line(tmp_path, damage):
+    """The step Quarto runs after its render (``python -m bookbuild.quarto post-render``), over pages that
+    do not read: one line naming the file, exit 1, the book left as it was (before: a traceback)."""
+    root = book_copy(tmp_path)
+    r = bookbuild(root, "render", "--profile", "en", "--formats", "html")
+    assert r.returncode == 0, r.stderr
+    out = root / "_book/en"
+    search = out / "search.json"
+    search.write_text('[{"objectID": "index.html", "href": "index.html", "title": "Preface", "crumbs": ["Pre',
+                      encoding="utf-8")
+    if damage.startswith("a page"):
+        page = out / "appendix/ref.html"
+        lines = page.read_bytes().split(b"\n")
+        lines[9] += b" \xff"
+        page.write_bytes(b"\n".join(lines))
+        want = f"{page}:10: is not valid UTF-8: byte 0xFF at column"
+    else:
+        want = f"{search}:1: is not valid JSON ("
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("QUARTO_", "MLSYSIM_"))}
+    env.update(QUARTO_PROFILE="en", QUARTO_PROJECT_OUTPUT_DIR="_book/en", PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-m", "bookbuild.quarto", "post-render"], cwd=root, capture_output=True,
+                       text=True, timeout=300, env=env)
+    assert r.returncode == 1 and NOTRACE not in r.stderr, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(want), r.stderr
+    if damage.startswith("a page"):
+        assert lines[0].endswith("render the book again with Quarto (the file was cut short or altered)")
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before

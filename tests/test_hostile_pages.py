@@ -119,3 +119,52 @@ def test_a_layer_may_add_only_compiling_webassembly_to_a_pages_policy(tmp_path):
             Additions(pages={"a.html": PageAddition(policy=wider)}).write(tmp_path)
     Additions(pages={"a.html": PageAddition(policy={"script-src": ["'wasm-unsafe-eval'"]})}).write(tmp_path)
     assert Additions.read(tmp_path).pages["a.html"].policy == {"script-src": ["'wasm-unsafe-eval'"]}
+
+
+# ───────────────────────────── round 4 (issue "Hostile input, round 4"): the policy admits the book's own scripts ─────────────────────────────
+
+def test_a_raw_script_from_the_prose_or_a_cell_is_refused_where_it_stands(world):
+    """Before: every inline <script> that reached a page was hashed into its policy, and ran."""
+    line = world.append(CHAPTER, "\nSome prose.\n\n<script>document.title = 'prose ran'</script>\n\n```{python}\n"
+                                 "#| label: calc-script\n#| output: asis\n"
+                                 "print(\"<script>document.title = 'cell ran'</script>\")\n```\n")
+    r = world.run("render", "--profile", "en", "--formats", "html")
+    assert r.returncode == 1
+    words = ("an inline <script> would reach the page (raw HTML in the prose, or printed by a cell): a page runs "
+             "only the book's own scripts; remove it, or show the code as text (a fenced code block)")
+    assert r.stderr.splitlines() == [f"{CHAPTER}:{line + 2}: {words}", f"{CHAPTER}:{line + 4}: {words}",
+                                     "bookbuild: 2 problems"], r.stderr
+    assert not (world.root / "_book").exists()
+
+
+def test_a_pages_policy_hashes_only_the_engines_and_the_layers_own_scripts():
+    """Whatever reaches a page, its policy names only the theme's script and those the layer vouches for."""
+    from types import SimpleNamespace
+
+    from bookbuild.render.additions import Additions
+    from bookbuild.render.html import THEME_BOOT, inline_script_hashes, own_script_hashes
+    own = "<script>var explorer = 1;</script>"
+    foreign = "<script>document.title = 'ran'</script><script type=module>import('x')</script>"
+    site = SimpleNamespace(additions=Additions(own_scripts=inline_script_hashes(own)))
+    got = own_script_hashes(site, own + foreign)
+    assert got == inline_script_hashes(THEME_BOOT) + inline_script_hashes(own)
+    assert not set(got) & set(inline_script_hashes(foreign))
+    assert own_script_hashes(SimpleNamespace(additions=Additions()), own) == inline_script_hashes(THEME_BOOT)
+
+
+def test_a_malformed_search_from_the_address_is_searched_as_typed(world, browser):
+    """``?q=%`` or a cut UTF-8 sequence: the search box shows the text as typed (before: "URI malformed")."""
+    world.render_ok()
+    for q in ("%", "%E0%A4%A", "queue%20%"):
+        page = browser.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto((world.root / "_book/en/index.html").as_uri() + "?q=" + q)
+        page.wait_for_load_state("load")
+        value = page.eval_on_selector("input[type=search]", "el => el.value")
+        page.close()
+        assert errors == [] and value == q, (q, errors, value)
+    page = browser.new_page()
+    page.goto((world.root / "_book/en/index.html").as_uri() + "?q=little%27s")
+    assert page.eval_on_selector("input[type=search]", "el => el.value") == "little's"   # a good one decodes
+    page.close()

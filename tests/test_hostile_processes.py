@@ -142,11 +142,11 @@ def test_a_killed_build_takes_its_chapters_processes_with_it(world, reaper):
 class Preview:
     """``preview`` on a free port, its output read as it comes."""
 
-    def __init__(self, world, *extra: str):
+    def __init__(self, world, *extra: str, env: dict | None = None):
         self.world = world
         self.proc = subprocess.Popen(world.cmd("preview", "--no-browser", "--port", "0", "--profile", "en",
                                                "--interval", "0.1", *extra),
-                                     cwd=world.tmp, env=world.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     cwd=world.tmp, env=env or world.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self.out: list[str] = []
@@ -222,3 +222,157 @@ def test_sigterm_to_the_preview_during_a_rebuild_leaves_no_build_behind(world, r
     flag.unlink()
     r = world.run("check", "--profile", "en")
     assert r.returncode == 0 and "another build is running" not in r.stderr, r.stderr
+
+
+# ───────────────────────────── round 4 (issue "Hostile input, round 4"): every chapter process bounded ─────────────────────────────
+
+@pytest.mark.parametrize("how", ["os.write", "a child process"])
+def test_a_cell_flooding_its_raw_descriptors_is_stopped_at_the_output_cap(world, how):
+    """print() is capped in the cell; descriptors 1 and 2 (os.write, a child's output) are the chapter
+    process's own and capped the same (before: 31 MB on the terminal, exit 0)."""
+    flood = ("import os\nfor _ in range(300):\n    os.write(1, b'x' * 100_000)\n" if how == "os.write" else
+             "import subprocess, sys\nsubprocess.run([sys.executable, '-c', "
+             "'import os\\nfor _ in range(300): os.write(2, b\"y\" * 100_000)'])\n")
+    line = world.append(CHAPTER, f"\n```{{python}}\n#| label: calc-flood\n{flood}```\n")
+    r = world.run("check", "--profile", "en", timeout=120)
+    assert r.returncode == 1
+    assert len(r.stdout) + len(r.stderr) < 1_100_000, "more than the cap reached the terminal"
+    last = r.stderr.rstrip("\n").rsplit("\n", 1)[-1]
+    m = re.fullmatch(rf"{CHAPTER}:(\d+): \[calc-flood\] the cell wrote "
+                        r"more than 1,000,000 bytes to the process's output \(os.write, a child process; the output "
+                        r"limit of a chapter's process\): write less", last)
+    assert m and line + 2 <= int(m.group(1)) <= line + 4, last   # a line of the cell (where the signal found it)
+
+
+def test_a_cell_reading_standard_input_reads_end_of_file(world):
+    """A Jupyter kernel has no terminal: input(), sys.stdin and a child's stdin read end-of-file at once
+    (before: the cell waited for the terminal until its time limit)."""
+    world.append(CHAPTER, "\n```{python}\n#| label: calc-stdin\nimport os, subprocess, sys\n"
+                          "got = (os.read(0, 100), sys.stdin.read(), subprocess.run(['cat'], capture_output=True).stdout)\n"
+                          "assert got == (b'', '', b''), got\n```\n")
+    p = subprocess.Popen(world.cmd("check", "--profile", "en", "--cell-timeout", "20"), cwd=world.tmp,
+                         env=world.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)   # the pipe stays open and silent, as a terminal would
+    t0 = time.monotonic()
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0 and err == "", err
+    assert time.monotonic() - t0 < 20
+
+
+def test_a_cell_past_the_memory_limit_is_one_line(world):
+    line = world.append(CHAPTER, "\n```{python}\n#| label: calc-big\nbig = bytearray(3 * 1024 ** 3)\n```\n")
+    r = world.run("check", "--profile", "en", "--memory-limit", "1024", timeout=120)
+    assert r.returncode == 1
+    assert one_line(r) == (f"{CHAPTER}:{line + 2}: [calc-big] the cell ran out of memory (a chapter's process may "
+                           "use 1,024 MB): use less, or raise --memory-limit")
+    r = world.run("check", "--profile", "en", "--memory-limit", "100", timeout=60)
+    assert r.returncode == 2
+    assert one_line(r) == ("python -m bookbuild: error: argument --memory-limit: expected 256 to 1048576 megabytes, "
+                           "got '100'")
+
+
+# ───────────────────────────── round 4: the preview ─────────────────────────────
+
+def _get(url: str) -> tuple[int, bytes]:
+    import http.client
+    from urllib.parse import urlsplit
+    u = urlsplit(url)
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    c.putrequest("GET", url[len(f"{u.scheme}://{u.netloc}"):], skip_accept_encoding=True)
+    c.endheaders()
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, body
+
+
+def test_the_preview_serves_nothing_outside_the_book(world, reaper):
+    """A link placed in _book to a file or a folder outside it, a NUL in the path, a folder: refused
+    (before: /etc/passwd and a listing of /etc were served; a NUL got no answer)."""
+    reaper.append(str(world.root))
+    secret = world.tmp / "elsewhere"
+    secret.mkdir()
+    (secret / "passwd").write_text("root:x:0:0\n", encoding="utf-8")
+    pv = Preview(world)
+    try:
+        book = world.root / "_book/en"
+        (book / "passwd").symlink_to(secret / "passwd")
+        (book / "etc").symlink_to(secret)
+        (book / "empty").mkdir()
+        for rel, want in [("passwd", 404), ("etc/", 404), ("etc/passwd", 404), ("empty/", 404),
+                          ("a%00b", 400), ("appendix/ref.html%00.png", 400)]:
+            code, body = _get(pv.url + rel)
+            assert code == want and b"root:x" not in body, (rel, code, body[:200])
+        assert _get(pv.url + "appendix/ref.html")[0] == 200
+    finally:
+        for rel in ("passwd", "etc"):
+            (world.root / "_book/en" / rel).unlink()
+        (world.root / "_book/en/empty").rmdir()
+        code, out, err = pv.stop()
+    assert code == 0 and "Traceback" not in err, err
+
+
+def test_a_save_stops_the_running_build(world, reaper):
+    """An endless cell, fixed two seconds later: the fix is built at once (the running build is stopped),
+    and the status is not "ok" while a build runs (before: the fix waited for the cell time limit, and
+    the status said "ok")."""
+    reaper.append(str(world.root))
+    started = world.tmp / "started"
+    pv = Preview(world)
+    try:
+        world.append(CHAPTER, "\n```{python}\n#| label: calc-endless\nimport pathlib, time\n"
+                              f"pathlib.Path({str(started)!r}).write_text('x')\nwhile True:\n    time.sleep(0.1)\n```\n")
+        wait_for(started.exists, 60, "the endless cell to start")
+        st = pv.status()
+        assert st["building"] is True and st["ok"] is False, st
+        time.sleep(2)
+        t0 = time.monotonic()
+        world.edit(CHAPTER, "while True:\n    time.sleep(0.1)", "fixed = 'the endless cell, fixed'")
+        world.append(CHAPTER, "\nThe loop was fixed in time.\n")
+        wait_for(lambda: "The loop was fixed in time." in pv.page("appendix/ref.html"), 60, "the fix to be shown")
+        assert time.monotonic() - t0 < 25
+        wait_for(lambda: pv.status().get("ok"), 30, "the status to say ok")
+    finally:
+        code, out, err = pv.stop()
+    assert code == 0 and "Traceback" not in err, err
+    assert "preview: stopped by a newer save" in out, out
+
+
+def test_a_chapter_renamed_away_and_back_recovers(world, reaper):
+    reaper.append(str(world.root))
+    pv = Preview(world)
+    try:
+        v = pv.status()["version"]
+        (world.root / CHAPTER).rename(world.root / "appendix/ref.qmd.bak")
+        wait_for(lambda: pv.status().get("ok") is False and pv.status().get("building") is False, 60,
+                 "the failed build")
+        assert pv.status()["errors"], pv.status()
+        (world.root / "appendix/ref.qmd.bak").rename(world.root / CHAPTER)
+        world.append(CHAPTER, "\nBack again.\n")
+        wait_for(lambda: pv.status().get("ok") and pv.status()["version"] > v, 60, "the book to recover")
+        assert "Back again." in pv.page("appendix/ref.html")
+    finally:
+        code, out, err = pv.stop()
+    assert code == 0 and "Traceback" not in err, err
+
+
+def test_an_engine_syntax_error_while_previewing_names_its_file_and_line(world, reaper):
+    """The engine (a private copy) edited into a syntax error while the preview runs: the banner names the
+    file and line (before: "SyntaxError: invalid syntax", nothing more)."""
+    import shutil
+    from conftest import ROOT
+    reaper.append(str(world.root))
+    engine = world.tmp / "engine"
+    shutil.copytree(ROOT / "bookbuild", engine / "bookbuild", ignore=shutil.ignore_patterns("__pycache__"))
+    pv = Preview(world, env=world.env(PYTHONPATH=str(engine)))
+    try:
+        commands = engine / "bookbuild/commands.py"
+        n = commands.read_text(encoding="utf-8").count("\n")
+        commands.write_text(commands.read_text(encoding="utf-8") + "def broken(:\n", encoding="utf-8")
+        wait_for(lambda: pv.status().get("errors"), 120, "the failed build")
+        errors = pv.status()["errors"]
+        assert len(errors) == 1 and errors[0].startswith(
+            f"bookbuild: the build's worker did not start: {engine / 'bookbuild/commands.py'}:{n + 1}: SyntaxError:"), errors
+    finally:
+        code, out, err = pv.stop()
+    assert code == 0 and "Traceback" not in err, err

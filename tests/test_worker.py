@@ -119,5 +119,5 @@ def test_a_worker_that_cannot_start_is_the_build_s_one_line_failure(tmp_path):
     r = w.run(RENDER + ["--root", str(root)])
     assert r.returncode == 1 and r.stdout == ""
     lines = r.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("bookbuild: the build's worker did not start: SyntaxError"), lines
+    assert len(lines) == 1 and lines[0].startswith("bookbuild: the build's worker did not start: bookbuild/__init__.py:1: SyntaxError"), lines
     assert w.proc is None

@@ -14,7 +14,8 @@ from ..checks import Check, CheckContext
 from ..cache import file_digest
 from ..errors import BuildError, read_text
 from . import typography as T
-from .hooks import library_dirs
+from ..render.html import INLINE_SCRIPT
+from .hooks import library_dirs, library_script_hashes
 from .lint import lint_text, load_allowlist
 from .translation import GLOSSARY, check_translations, load_glossary, localized_values
 from .unused import unused_strs
@@ -117,6 +118,30 @@ def no_chapters(ctx: CheckContext) -> list[str]:
     return []
 
 
+def scripts(ctx: CheckContext) -> list[BuildError]:
+    """No inline script reaches a page but the library's own (:data:`.hooks.LIBRARY_SCRIPTS`): one from raw
+    HTML in the prose or a cell's printed output is refused where it stands (the page's policy would not
+    run it either)."""
+    from ..render.html import inline_script_hashes
+    own, errors, seen = None, [], set()
+    for book in ctx.books:
+        for ec in ctx.executed.get(book.profile, []):
+            if "<script" not in ec.markdown.lower():
+                continue
+            own = set(library_script_hashes()) if own is None else own
+            for m in INLINE_SCRIPT.finditer(ec.markdown):
+                if not inline_script_hashes(m.group(0)) or inline_script_hashes(m.group(0))[0] in own:
+                    continue
+                o = ec.origin(ec.markdown.count("\n", 0, m.start()) + 1)
+                if (o.file, o.line) not in seen:
+                    seen.add((o.file, o.line))
+                    errors.append(BuildError(o.file, o.line, "an inline <script> would reach the page (raw HTML "
+                                             "in the prose, or printed by a cell): a page runs only the book's own "
+                                             "scripts; remove it, or show the code as text (a fenced code block)"))
+    return errors
+
+
 BOOK_CHECKS = [Check("lint", lint), Check("unused", unused), Check("translations", translations),
+               Check("scripts", scripts),
                Check("typography", typography, typography_chapters),
                Check("typography-library", typography_library, no_chapters)]

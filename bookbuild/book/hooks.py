@@ -35,6 +35,9 @@ CHECKS_IMPORT = ("mlsysim.explorer", "mlsysim.measurements")
 REGISTRY_IMPORT = ("mlsysim", "mlsysim.measurements")
 #: the libraries whose whole code and data the chapters' results depend on
 LIBRARIES = ("mlsysim",)
+#: the inline scripts the library's outputs carry (module, name of the script's text): the only inline
+#: scripts a page runs besides the engine's own (the page's policy hashes them; any other is refused)
+LIBRARY_SCRIPTS = (("mlsysim.explorer", "_JS"),)
 #: the user's variables that point the library at another data folder (the cache keys cover it)
 DATA_ENV = ("MLSYSIM_DATA_DIR",)
 ATTR_EXPR = re.compile(r"^[A-Za-z_]\w*\.[A-Za-z_]\w*$")
@@ -218,4 +221,19 @@ def library_dirs(root: Path) -> list[Path]:
             spec = importlib.util.find_spec(name)
             if spec is not None and spec.submodule_search_locations:
                 out.append(Path(list(spec.submodule_search_locations)[0]))
+    return out
+
+
+def library_script_hashes() -> list[str]:
+    """The policy sources ('sha256-…') of :data:`LIBRARY_SCRIPTS`, as a page's ``<script>`` holds them."""
+    import base64
+    import hashlib
+    import importlib
+    out = []
+    for module, name in LIBRARY_SCRIPTS:
+        try:
+            code = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):   # a book without that library: none of its scripts
+            continue
+        out.append("'sha256-" + base64.b64encode(hashlib.sha256(code.encode("utf-8")).digest()).decode("ascii") + "'")
     return out

@@ -19,6 +19,7 @@ from ..render.pages import page_for
 from ..render.strings import strings
 from ..render.additions import Additions, PageAddition
 from . import live as L
+from .hooks import library_script_hashes
 from .provenance import pack
 
 ASSETS = Path(__file__).parent / "assets"
@@ -64,7 +65,8 @@ def additions(lang: str, chapters: list[tuple[str, str, dict, dict | None]], liv
     """``chapters``: (source, executed markdown, provenance explanations, compact variants or None).
     ``live``: live mode (:mod:`.live`): ``runtime`` (:func:`.live.write_runtime`'s result) and ``pages``
     (source -> :func:`.live.page_data`)."""
-    out = Additions(assets=assets())
+    out = Additions(assets=assets(), own_scripts=library_script_hashes()
+                    if any("<script" in md for _, md, _, _ in chapters) else [])
     runtime = (live or {}).get("runtime") or {}
     out.assets.update(runtime.get("assets", {}))
     for source, markdown, provenance, variants in chapters:

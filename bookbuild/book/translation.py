@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterable
 
 import yaml
 
-from ..errors import BuildError
+from ..errors import BuildError, read_text
 from ..text import find_fences, front_matter_end, line_of, line_starts, scan
 
 FRONT_KEY = "translation-of"
@@ -171,7 +171,7 @@ def paragraph_changes(old: list[str], new: list[Block]) -> list[tuple[Block | No
 def _file_text(root: Path) -> Callable[[str], str | None]:
     def text_of(rel: str) -> str | None:
         p = Path(root) / rel
-        return p.read_text(encoding="utf-8") if p.is_file() else None
+        return read_text(p, rel) if p.is_file() else None
     return text_of
 
 
@@ -231,7 +231,7 @@ def stamp(root: Path, translated: Path, source: str | None = None) -> tuple[str,
         raise TranslationError(rel, None, "is outside the project: name a chapter of this book (or pass --root)")
     if not path.is_file():
         raise TranslationError(rel, None, "no such file")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, rel)
     meta = translation_of(text)
     src_rel = source or (meta or {}).get("path")
     if not src_rel:
@@ -242,7 +242,7 @@ def stamp(root: Path, translated: Path, source: str | None = None) -> tuple[str,
                                           "name the English chapter of this book it translates")
     if not src.is_file():
         raise TranslationError(rel, None, f"{FRONT_KEY} names {src_rel}, which does not exist")
-    blocks = prose_blocks(src.read_text(encoding="utf-8"))
+    blocks = prose_blocks(read_text(src, src_rel))
     joined = "\n\n".join(b.text for b in blocks)
     new = hashlib.sha256(joined.encode("utf-8")).hexdigest()
     old = str((meta or {}).get("sha256") or "")

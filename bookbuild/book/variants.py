@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import BuildError
-from ..execute import CellTimeout, RunOptions
+from ..execute import CellTimeout, RunOptions, bounded_process
 from ..source import Cell, Document
 from .live import runtime
 
@@ -177,9 +177,10 @@ def variant_job(doc: Document, opts: RunOptions, batch: list[dict[str, str]], *,
     import mlsysim.scenario as S
     precision = S.REFERENCE["precision"]
     out = []
-    for choice in batch:
-        progress((doc.path, 0, f"variant {key(choice)}"))
-        out.append(one_choice(doc, opts, choice, precision))
+    with bounded_process(opts.output_cap, opts.memory_limit):   # the same bounds as the chapter's own run
+        for choice in batch:
+            progress((doc.path, 0, f"variant {key(choice)}"))
+            out.append(one_choice(doc, opts, choice, precision))
     return out
 
 

@@ -14,13 +14,13 @@ from typing import Any, Callable
 
 from ..project import merged_metadata
 from ..source import Document, InlineUse, Origin, parse
-from .audit import record_reads
-from .limits import CellTimeout, arm, disarm
+from .audit import input_digests, inputs_changed, record_inputs, record_reads
+from .limits import CellTimeout, arm, bounded_process, disarm
 from .replay import NotReplayable, Replay, cells_signature
 from .runner import CellInfo, ExecutedChapter, Hooks, RunOptions, Runner
 
-__all__ = ["CellInfo", "CellTimeout", "ExecutedChapter", "Hooks", "NotReplayable", "Replay", "RunOptions",
-           "Runner", "arm", "cells_signature", "disarm", "chapter_job", "execute_chapter", "from_json", "to_json"]
+__all__ = ["input_digests", "inputs_changed", "CellInfo", "CellTimeout", "ExecutedChapter", "Hooks", "NotReplayable", "Replay", "RunOptions",
+           "Runner", "arm", "bounded_process", "cells_signature", "disarm", "chapter_job", "execute_chapter", "from_json", "to_json"]
 
 
 def execute_chapter(path: str | Path, root: str | Path, fig_dir: str | Path, *, md_dir: str | Path | None = None,
@@ -40,14 +40,19 @@ def execute_chapter(path: str | Path, root: str | Path, fig_dir: str | Path, *, 
     return Runner(doc, opts, hooks).chapter()
 
 
-def chapter_job(doc: Document, opts: RunOptions, make_hooks: Callable[[], Hooks], skip: list[Path], *,
-                progress: Callable[[Any], None]) -> tuple[ExecutedChapter, list[str]]:
+def chapter_job(doc: Document, opts: RunOptions, make_hooks: Callable[[], Hooks], skip: list[Path],
+                covered: list[Path] = (), *, progress: Callable[[Any], None]
+                ) -> tuple[ExecutedChapter, list[str], dict[str, list[str]]]:
     """Run in a chapter's own process: execute ``doc`` and report which project files its code read
-    (``skip``: folders not to record, such as the build's own). Progress is each cell's (file, line, tag)."""
+    (``skip``: folders not to record, such as the build's own) and its other inputs (files outside the
+    project, folders listed, variables read; ``covered``: what the environment digest covers).
+    Progress is each cell's (file, line, tag)."""
     reads = record_reads(opts.root, skip)
+    inputs = record_inputs(opts.root, skip, list(covered))
     opts.on_cell = lambda file, line, tag: progress((file, line, tag))
-    ec = Runner(doc, opts, make_hooks()).chapter()
-    return ec, sorted(reads)
+    with bounded_process(opts.output_cap, opts.memory_limit):
+        ec = Runner(doc, opts, make_hooks()).chapter()
+    return ec, sorted(reads), inputs.as_lists()
 
 
 def to_json(ec: ExecutedChapter, relative_to: Path) -> dict[str, Any]:

@@ -1,17 +1,28 @@
-"""Which project files a computation opens while it runs (one audit hook per process).
+"""Which project files a computation opens while it runs (one audit hook per process), and, for a
+chapter's run, every other input its code reads (:func:`record_inputs`): files outside the project (in
+HOME, anywhere), folders listed (``glob("notes/*.md")``, ``os.listdir``), environment variables read.
 
 The cache checks them on reuse, so a cell (or a check) that reads a data file its key did not foresee
 still re-runs when that file changes. Imports count (a compiled ``__pycache__/x.pyc`` as its ``x.py``).
+What the build's environment digest already covers (Python and its installed packages, the code trees,
+the data folders, the fonts) is not recorded again; nor are the folders the import system lists, nor
+``/dev`` (a device is no input a cache can key).
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import site
 import sys
 from pathlib import Path
+from typing import Iterable
 
 _ACTIVE: list["_Recorder"] = []
+_INPUTS: list["_Inputs"] = []
 _INSTALLED = [False]
+#: variables the runner itself sets for the cells (their values follow from the chapter's key)
+SET_BY_THE_RUNNER = frozenset({"QUARTO_PROFILE", "MPLBACKEND"})
 
 
 class _Recorder:
@@ -29,8 +40,85 @@ class _Recorder:
         self.reads.add(os.path.relpath(p, self.base))
 
 
+def _prefixes(paths: Iterable[Path | str]) -> list[str]:
+    out = []
+    for p in paths:
+        with contextlib.suppress(OSError, ValueError):
+            out.append(os.path.realpath(os.path.expanduser(str(p))).rstrip(os.sep) + os.sep)
+    return out
+
+
+def system_folders() -> list[str]:
+    """Python and its installed packages (the environment digest covers them by version)."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.PREFIXES}
+    with contextlib.suppress(AttributeError):
+        paths.update(site.getsitepackages())
+    paths.update(p for p in sys.path if p and "site-packages" in p)
+    return _prefixes(sorted(paths))
+
+
+class _Inputs:
+    """What a chapter's run read beyond the project's files (see the module's docstring)."""
+
+    def __init__(self, root: Path, skip: list[Path], covered: list[Path]):
+        self.base = os.path.realpath(root) + os.sep
+        self.skips = _prefixes(skip)
+        self.covered = _prefixes(covered) + system_folders() + ["/dev/"]
+        self.files: set[str] = set()
+        self.folders: set[str] = set()
+        self.env: set[str] = set()
+
+    def _mine(self, p: str) -> str | None:
+        """``p`` as recorded (relative inside the project, absolute outside), or None when it is covered."""
+        p = os.path.realpath(p)
+        if any((p + os.sep).startswith(c) for c in self.skips + self.covered):
+            return None
+        return os.path.relpath(p, self.base) if (p + os.sep).startswith(self.base) else p
+
+    def file(self, p: str) -> None:
+        if not (os.path.realpath(p) + os.sep).startswith(self.base):   # the project's: _Recorder's
+            mine = self._mine(p)
+            if mine is not None:
+                self.files.add(mine)
+
+    def folder(self, p: str) -> None:
+        mine = self._mine(p)
+        if mine is not None:
+            self.folders.add(mine)
+
+    def as_lists(self) -> dict[str, list[str]]:
+        return {"files": sorted(self.files), "folders": sorted(self.folders),
+                "env": sorted(self.env - SET_BY_THE_RUNNER)}
+
+
+def _importing() -> bool:
+    """The import system is what lists a folder (it lists every folder on ``sys.path``)."""
+    f = sys._getframe(2)
+    while f is not None:
+        if f.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        f = f.f_back
+    return False
+
+
+def _listed(args) -> None:
+    path = args[0] if args else None
+    if isinstance(path, int) or _importing():
+        return
+    try:
+        p = os.path.abspath(os.fsdecode(path if path is not None else "."))
+    except (TypeError, ValueError):
+        return
+    for r in _INPUTS:
+        r.folder(p)
+
+
 def _hook(event, args):
-    if event != "open" or not _ACTIVE or not args or isinstance(args[0], int):
+    if event in ("os.listdir", "os.scandir"):
+        if _INPUTS:
+            _listed(args)
+        return
+    if event != "open" or not (_ACTIVE or _INPUTS) or not args or isinstance(args[0], int):
         return
     mode = args[1] if len(args) > 1 else "r"
     if mode is not None and any(c in str(mode) for c in "wax+"):
@@ -41,6 +129,23 @@ def _hook(event, args):
         return
     for r in _ACTIVE:
         r.note(p)
+    for i in _INPUTS:
+        i.file(p)
+
+
+class _WatchedEnviron(os._Environ):
+    """``os.environ`` while a chapter runs: every variable read (``os.environ[...]``, ``get``, ``getenv``,
+    ``in``) is recorded."""
+
+    def __getitem__(self, key):
+        for i in _INPUTS:
+            i.env.add(str(key))
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        for i in _INPUTS:
+            i.env.add(str(key))
+        return super().__contains__(key)
 
 
 def _install() -> None:
@@ -56,6 +161,46 @@ def record_reads(root: Path, skip: list[Path]) -> set[str]:
     r = _Recorder(root, skip)
     _ACTIVE.append(r)
     return r.reads
+
+
+def record_inputs(root: Path, skip: list[Path], covered: list[Path]) -> _Inputs:
+    """From now on in this process (a chapter's own): the inputs its code reads beyond the project's files
+    (``skip``: the build's own folders; ``covered``: what the environment digest covers)."""
+    _install()
+    i = _Inputs(root, skip, covered)
+    _INPUTS.append(i)
+    if type(os.environ) is os._Environ:
+        os.environ.__class__ = _WatchedEnviron
+    return i
+
+
+def listing_digest(path: Path) -> str:
+    """A folder by the names it holds (and each one's kind): what a listing or a glob of it returns."""
+    try:
+        names = sorted(f"{e.name}{'/' if e.is_dir() else ''}" for e in os.scandir(path))
+    except OSError:
+        return "missing"
+    return hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def value_digest(value: str | None) -> str:
+    """A variable by the digest of its value (a secret in the environment is not written to the cache)."""
+    return "unset" if value is None else hashlib.sha256(value.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def input_digests(root: Path, inputs: dict[str, list[str]]) -> dict[str, dict[str, str]]:
+    """What the recorded inputs hold now (in the build's process, whose environment the chapters inherit):
+    files by content, folders by their names, variables by their value's digest."""
+    from ..cache import file_digest
+    root = Path(root)
+    return {"files": {f: file_digest(root / f) for f in inputs.get("files", ())},
+            "folders": {d: listing_digest(root / d) for d in inputs.get("folders", ())},
+            "env": {v: value_digest(os.environ.get(v)) for v in inputs.get("env", ())}}
+
+
+def inputs_changed(root: Path, recorded: dict[str, dict[str, str]]) -> bool:
+    """An input recorded by :func:`input_digests` holds something else now."""
+    return input_digests(root, {k: list(v) for k, v in recorded.items()}) != recorded
 
 
 @contextlib.contextmanager

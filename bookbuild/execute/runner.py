@@ -30,7 +30,8 @@ from ..errors import BuildError, CellError, GuardFailure, InlineError
 from ..source import Cell, Document, InlineUse, Origin, headings
 from ..text import INLINE_CODE, INLINE_PY
 from . import display as D
-from .limits import CellTimeout, OutputCapExceeded, Outputs, arm, disarm
+from .limits import (CellTimeout, OutputCapExceeded, Outputs, RawOutputExceeded, arm, disarm,
+                     raw_output_exceeded)
 
 DEFAULT_FIG_SIZE = (7.0, 5.0)   # Quarto's default fig-width/fig-height for HTML
 #: an inline expression that only reads a name or its attributes (``ServingRef.ratio_str``)
@@ -97,6 +98,7 @@ class RunOptions:
     profile: str | None = None
     cell_timeout: float = 0
     output_cap: int = 0
+    memory_limit: int = 0          # MB of address space of the chapter's process (0: none)
     on_cell: Callable[[str, int, str], None] | None = None   # progress: (file, line, cell tag)
     raw_errors: bool = False       # a failing cell raises its own exception, not a one-line book error
 
@@ -278,6 +280,8 @@ class Runner:
                         value = eval(compile(last, filename, "eval"), self.ns)
                         if value is not None and not suppress and not D.is_artist(value):
                             outputs.display(value)
+                    if raw_output_exceeded():   # what the pipe held when the cell ended
+                        raise RawOutputExceeded()
                 finally:
                     disarm()
         except KeyboardInterrupt:
@@ -306,6 +310,13 @@ class Runner:
         if isinstance(e, OutputCapExceeded):
             return CellError(rel, line, f"the cell printed more than {self.opts.output_cap:,} characters "
                                         "(the output limit of one cell): print less", tag)
+        if isinstance(e, RawOutputExceeded):
+            return CellError(rel, line, f"the cell wrote more than {self.opts.output_cap:,} bytes to the "
+                                        "process's output (os.write, a child process; the output limit of a "
+                                        "chapter's process): write less", tag)
+        if isinstance(e, MemoryError) and self.opts.memory_limit:
+            return CellError(rel, line, f"the cell ran out of memory (a chapter's process may use "
+                                        f"{self.opts.memory_limit:,} MB): use less, or raise --memory-limit", tag)
         if isinstance(e, SystemExit):
             return CellError(rel, line, f"the cell called sys.exit({e.code!r}): a chapter cannot "
                                         "end the build; remove the call", tag)

@@ -40,7 +40,8 @@ def data_dir(build: Build) -> Path:
 def _jobs(build: Build, doc, choices: list[dict], key: str, profile: str) -> list[pool.Job]:
     s = build.settings
     opts = RunOptions(root=s.root, fig_dir=s.build_dir / "variants", md_dir=s.root, cell_timeout=s.cell_timeout,
-                      output_cap=s.output_cap, raw_errors=True, profile=profile)   # the book's language, as Quarto runs it
+                      output_cap=s.output_cap, memory_limit=s.memory_limit, raw_errors=True,
+                      profile=profile)   # the book's language, as Quarto runs it
     n = max(1, -(-len(choices) // s.width))
     return [pool.Job(f"{key}:{i}", V.variant_job, (doc, opts, choices[i:i + n]), silence=s.cell_timeout + GRACE)
             for i in range(0, len(choices), n)]
@@ -54,7 +55,8 @@ def compute(build: Build, wanted: list) -> dict[tuple[str, str], tuple[str, list
     for book, ch, doc in wanted:
         # per profile: a cell may word its values in the book's language (mlsysim.wording)
         key = sha256_bytes(b"variants", build.environment.encode(), json.dumps(choices).encode(),
-                           book.profile.encode(), *V.cells_digest(doc))
+                           book.profile.encode(), *V.cells_digest(doc),
+                           build.inputs.get(f"{book.profile}:{ch.path.as_posix()}", "").encode())
         keyed[(book.profile, ch.path.as_posix())] = key
         if key not in pending:
             hit = build.store.get_json("variants", key)

@@ -25,8 +25,9 @@ from .. import pool
 from ..book.hooks import BookHooks, preload
 from ..cache import file_digest, sha256_bytes
 from ..errors import BuildError, BuildFailed, CellError
+from ..cache import FONT_FOLDERS
 from ..execute import (ExecutedChapter, NotReplayable, Replay, RunOptions, cells_signature, chapter_job,
-                       from_json, to_json)
+                       from_json, input_digests, inputs_changed, to_json)
 from ..project import Book
 from ..source import Document
 from .parse import code_trees
@@ -56,12 +57,20 @@ def cells_key(build: Build, book: Book, doc: Document) -> str:
     return sha256_bytes(b"cells", *_run_parts(build, book), cells_signature(doc))
 
 
+def _note_inputs(build: Build, name: str, data: dict) -> None:
+    """What the chapter's code read, as one digest (the reader's choices are keyed by it too)."""
+    build.inputs[name] = sha256_bytes(json.dumps([data.get("reads") or {}, data.get("inputs") or {}],
+                                                 sort_keys=True).encode())
+
+
 def _lookup(build: Build, key: str):
-    """The cache entry under ``key`` (its data and folder), if every file its code read is as it was."""
+    """The cache entry under ``key`` (its data and folder), if every file its code read, every folder it
+    listed and every variable it read is as it was."""
     got = build.store.get_tree("exec", key)
     if got is None:
         return None
-    if any(file_digest(build.root / rel) != d for rel, d in got[0]["reads"].items()):
+    if any(file_digest(build.root / rel) != d for rel, d in got[0]["reads"].items()) or \
+            inputs_changed(build.root, got[0].get("inputs") or {}):
         build.store.misses += 1
         return None
     return got
@@ -74,20 +83,24 @@ def _copy_figures(data: dict, folder: Path, out: Path) -> None:
         shutil.copyfile(folder / "figures" / rel, figs / rel)
 
 
-def _from_cache(build: Build, key: str, out: Path):
+def _from_cache(build: Build, key: str, out: Path, name: str = ""):
     """The executed chapter cached under ``key``, its figures copied into ``out``."""
     got = _lookup(build, key)
     if got is None:
         return None
+    _note_inputs(build, name, got[0])
     _copy_figures(*got, out)
     return from_json(got[0]["chapter"], out / "figures")
 
 
 def _to_cache(build: Build, book: Book, doc: Document, key: str, ec, reads: list[str], figs: Path,
-              replayable: bool = True) -> None:
-    """Cache ``ec`` under ``key``; ``replayable``: the last run of its cells (:func:`cells_key`)."""
+              replayable: bool = True, inputs: dict | None = None) -> None:
+    """Cache ``ec`` under ``key`` with what its code read (``reads``: project files; ``inputs``: the
+    others, :func:`~bookbuild.execute.input_digests`); ``replayable``: the last run of its cells
+    (:func:`cells_key`)."""
     data = {"chapter": to_json(ec, figs), "reads": {r: file_digest(build.root / r) for r in sorted(set(reads))},
-            "figures": [Path(f).relative_to(figs).as_posix() for f in ec.figures]}
+            "inputs": inputs or {}, "figures": [Path(f).relative_to(figs).as_posix() for f in ec.figures]}
+    _note_inputs(build, f"{book.profile}:{doc.path}", data)
     build.store.put_tree("exec", key, data, {f"figures/{r}": figs / r for r in data["figures"]})
     if replayable:
         build.store.put_json("cells", cells_key(build, book, doc), {"chapter": key})
@@ -117,7 +130,7 @@ def _replayed(build: Build, book: Book, doc: Document, key: str, out: Path):
     except (NotReplayable, BuildError):   # a new inline value, or one that fails: the run says so
         return None
     _copy_figures(*got, out)
-    _to_cache(build, book, doc, key, ec, list(got[0]["reads"]), out / "figures")
+    _to_cache(build, book, doc, key, ec, list(got[0]["reads"]), out / "figures", inputs=got[0].get("inputs"))
     return ec
 
 
@@ -125,7 +138,7 @@ def _options(build: Build, book: Book, doc: Document, out: Path) -> RunOptions:
     s = build.settings
     return RunOptions(root=s.root, fig_dir=out / "figures", md_dir=(out / doc.path).parent,
                       execute=book.execute_options, profile=book.profile, cell_timeout=s.cell_timeout,
-                      output_cap=s.output_cap)
+                      output_cap=s.output_cap, memory_limit=s.memory_limit)
 
 
 def _hooks(build: Build, facts: bool = False):
@@ -138,8 +151,9 @@ def _hooks(build: Build, facts: bool = False):
 def _job(build: Build, book: Book, doc: Document, out: Path, facts: bool = False) -> pool.Job:
     s = build.settings
     skip = [s.root / "_build", s.root / "_book", s.root / ".venv", *[Path(p) for p in _library_skips(build)]]
+    covered = [*code_trees(build.root), *s.data_dirs, *FONT_FOLDERS]   # the environment digest's
     return pool.Job(f"{book.profile}:{doc.path}", chapter_job,
-                    (doc, _options(build, book, doc, out), _hooks(build, facts), skip),
+                    (doc, _options(build, book, doc, out), _hooks(build, facts), skip, covered),
                     silence=s.cell_timeout + GRACE, weight=expected_work(doc))
 
 
@@ -191,10 +205,10 @@ def _plan(build: Build, results: dict, keys: dict, errors: list) -> list[pool.Jo
                 continue
             doc = build.documents[rel]
             keys[name] = chapter_key(build, book, doc)
-            hit = _from_cache(build, keys[name], out)
+            hit = _from_cache(build, keys[name], out, name)
             facts_key = chapter_key(build, book, doc, "facts") if build.facts else None
             if hit is None and facts_key:
-                hit = _from_cache(build, facts_key, out)
+                hit = _from_cache(build, facts_key, out, name)
             if hit is None:
                 hit = _replayed(build, book, doc, keys[name], out)
                 if hit is not None:
@@ -218,10 +232,11 @@ def _run_jobs(build: Build, jobs: list[pool.Job], keys: dict, results: dict, err
         r = ran[job.key]
         book = next(b for b in build.books if b.profile == job.key.split(":", 1)[0])
         if isinstance(r, tuple):
-            ec, reads = r
+            ec, reads, inputs = r
             results[job.key] = ec
             _to_cache(build, book, job.args[0], keys[job.key], ec, reads, build.executed_dir(book.profile) / "figures",
-                      replayable=not build.facts)   # a facts run (no static figures): never the build's
+                      replayable=not build.facts,   # a facts run (no static figures): never the build's
+                      inputs=input_digests(build.root, inputs))
             build.report.executed.append(job.key)
             continue
         err = failure(r, job, build.root, build.settings.cell_timeout)

@@ -48,6 +48,9 @@ class Build:
     environment: str = ""                       # the digest of code and tools every key covers
     executed: dict[str, list[ExecutedChapter]] = field(default_factory=dict)   # by profile
     failures: dict[str, BuildError] = field(default_factory=dict)              # "profile:path" -> error
+    #: "profile:path" -> the digest of what its code read (project files, other inputs) as its run recorded
+    #: them: the reader's choices run the same cells, so their key covers it too
+    inputs: dict[str, str] = field(default_factory=dict)
     asts: dict[tuple[str, str], dict] = field(default_factory=dict)
     index: dict[str, Index] = field(default_factory=dict)
     bibliographies: dict[str, Bibliography] = field(default_factory=dict)

@@ -37,7 +37,7 @@ from pathlib import Path, PurePosixPath
 from .. import passes
 from ..book.hooks import DATA_ENV
 from ..book.reader import PLOT_MARK, VALUE_MARK
-from ..errors import BuildError, BuildFailed
+from ..errors import BuildError, BuildFailed, decode_utf8
 from ..project import load_book, profiles
 from ..render.additions import Additions, PageAddition
 from ..render.html import ASSETS as RENDER_ASSETS, scroll_boxes_tag
@@ -292,6 +292,30 @@ def search_without_tex(data: str, pages: list[str]) -> str:
     return json.dumps(entries, ensure_ascii=False)
 
 
+#: what to do about a file of Quarto's book that does not read
+RENDER_AGAIN = "render the book again with Quarto (the file was cut short or altered)"
+
+
+def _quarto_text(f: Path) -> str:
+    """A file Quarto wrote, as text; one that is not UTF-8 is ONE line naming it, its line and column."""
+    try:
+        data = f.read_bytes()
+    except OSError as e:
+        raise BuildError(str(f), None, f"cannot be read ({e.strerror})") from None
+    return decode_utf8(data, str(f), RENDER_AGAIN)
+
+
+def _search_index(search: Path) -> str:
+    """Quarto's search.json, read and checked: a truncated or altered one is ONE line naming it."""
+    text = _quarto_text(search)
+    try:
+        json.loads(text)
+    except ValueError as e:
+        raise BuildError(str(search), getattr(e, "lineno", None),
+                         f"is not valid JSON ({getattr(e, 'msg', e)}): {RENDER_AGAIN}") from None
+    return text
+
+
 def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
           rendered: set[Path] | None = None, numbers: dict[str, str] | None = None,
           lang: str | None = None, forms: dict[str, str] | None = None) -> list[Path]:
@@ -309,7 +333,7 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
         if not f.is_file():
             raise BuildError(str(f), None, "Quarto rendered no such page; the book and the project disagree")
         add = additions.pages.get(page_for(source)) or PageAddition()   # the build's page of the same chapter
-        text = f.read_text(encoding="utf-8")
+        text = _quarto_text(f)
         for mark in add.marks:
             if mark not in text:
                 raise BuildError(str(f), None, MISSING.get(mark, f"lacks {mark}, which the book's layer needs"))
@@ -318,14 +342,15 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
         return []
     numbers = numbers or {}
     search = out_dir / "search.json"
-    if search.is_file() and numbers:
-        search.write_text(renumber_search(search.read_text(encoding="utf-8"), numbers), encoding="utf-8")
-    if search.is_file():   # no TeX in the snippets
-        search.write_text(search_without_tex(search.read_text(encoding="utf-8"), [t for _, _, _, t in pages]),
-                          encoding="utf-8")
-    if search.is_file():   # Quarto's own index, for the bridge to answer its fetch from file: pages
+    index = _search_index(search) if search.is_file() else None   # checked before anything is written
+    if index is not None:   # the chapters' numbers, and no TeX in the snippets
+        if numbers:
+            index = renumber_search(index, numbers)
+        index = search_without_tex(index, [t for _, _, _, t in pages])
+        search.write_text(index, encoding="utf-8")
+    if index is not None:   # Quarto's own index, for the bridge to answer its fetch from file: pages
         (out_dir / SEARCH_DATA).parent.mkdir(parents=True, exist_ok=True)
-        (out_dir / SEARCH_DATA).write_text("window.MLSYSIM_QUARTO_SEARCH = " + search.read_text(encoding="utf-8")
+        (out_dir / SEARCH_DATA).write_text("window.MLSYSIM_QUARTO_SEARCH = " + index
                                            .replace("</", "<\\/") + ";\n", encoding="utf-8")
     for rel, src in sorted({**additions.assets, BRIDGE_JS: ASSETS / "quarto-bridge.js",
                             BRIDGE_CSS: ASSETS / "quarto-bridge.css",

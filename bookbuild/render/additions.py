@@ -43,6 +43,10 @@ class Additions:
     pages: dict[str, PageAddition] = field(default_factory=dict)
     assets: dict[str, Path] = field(default_factory=dict)      # book-relative path -> file to copy
     messages: list[Any] = field(default_factory=list)
+    #: the inline scripts the layer vouches for ('sha256-…' sources): its library's, which a cell's output
+    #: carries (the explorer). A page's policy hashes these and the engine's own, no other: a script that
+    #: reached a page from the prose or a cell's printed output is inert
+    own_scripts: list[str] = field(default_factory=list)
 
     FILE = "book-layer.json"
 
@@ -57,7 +61,8 @@ class Additions:
             check_policy(add.policy)
             pages[page] = {"files": sorted(add.files), "scripts": [list(s) for s in add.scripts], "styles": add.styles,
                            "marks": add.marks, "policy": {k: list(v) for k, v in sorted(add.policy.items())}}
-        data = {"pages": pages, "assets": {k: str(v) for k, v in sorted(self.assets.items())}}
+        data = {"pages": pages, "assets": {k: str(v) for k, v in sorted(self.assets.items())},
+                "own_scripts": sorted(set(self.own_scripts))}
         (folder / self.FILE).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
     @classmethod
@@ -67,7 +72,8 @@ class Additions:
         if not f.is_file():
             return cls()
         data = json.loads(f.read_text(encoding="utf-8"))
-        out = cls(assets={k: Path(v) for k, v in data.get("assets", {}).items()})
+        out = cls(assets={k: Path(v) for k, v in data.get("assets", {}).items()},
+                  own_scripts=[str(h) for h in data.get("own_scripts", [])])
         for page, add in data.get("pages", {}).items():
             out.pages[page] = PageAddition(
                 files={rel: (folder / "layer" / rel).read_text(encoding="utf-8") for rel in add["files"]},

@@ -5,7 +5,8 @@ another host. What a layer above adds (page data, scripts: :class:`~.additions.A
 at the end of each page's body. Output is deterministic: no timestamps, sorted JSON.
 
 Every page carries a Content-Security-Policy (:func:`content_policy`): scripts only from the book's own
-folder and the inline scripts the build wrote (named by their digest), no inline event handlers, no
+folder and the inline scripts the book wrote (the engine's, and the library's the layer vouches for, named by
+their digest; never one from the prose or a cell's printed output), no inline event handlers, no
 ``javascript:`` links, no plugins, nothing from another host; so text that slipped into a page as markup
 still cannot run. It holds for a book opened from disk (``file:``) as for one served. A page whose layer
 runs WebAssembly (live mode) also allows compiling it (``'wasm-unsafe-eval'``), and only that page.
@@ -245,6 +246,14 @@ def inline_script_hashes(html_text: str) -> list[str]:
     return out
 
 
+def own_script_hashes(site: Site, body: str) -> list[str]:
+    """The inline scripts of a page its policy lets run: the engine's own (the theme's) and those the layer
+    vouches for (:attr:`~.additions.Additions.own_scripts`) that the page holds; any other inline script
+    (raw HTML in the prose, a cell's printed ``<script>``) is left out, so it does not run."""
+    own = set(inline_script_hashes(THEME_BOOT)) | set(site.additions.own_scripts)
+    return [h for h in inline_script_hashes(THEME_BOOT + body) if h in own]
+
+
 def content_policy(scripts: list[str], added: dict[str, list[str]] | None = None) -> str:
     """The page's Content-Security-Policy: its own folder only; ``scripts``: the inline scripts allowed;
     ``added``: what the layer's scripts need for this page (:attr:`~.additions.PageAddition.policy`, checked
@@ -336,7 +345,7 @@ def page_html(site: Site, ch: Chapter, body: str, toc: str, previews: str = "") 
 <html lang="{e(site.lang)}" data-theme="light">
 <head>
 <meta charset="utf-8">
-{csp_meta(inline_script_hashes(THEME_BOOT + body), added_policy(site, ch))}
+{csp_meta(own_script_hashes(site, body), added_policy(site, ch))}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="bookbuild (pandoc)">
 <title>{e(page_title)}</title>

@@ -71,13 +71,19 @@ def chapter_typst(ctx: Context, ch: Chapter, bibliography: list[Path], image_roo
             return None
         a, inl, (src, title) = el["c"]
         path = (image_root / Path(ch.page).parent / src).resolve()
-        return {"t": "Image", "c": [a, inl, [str(path), title]]}
+        try:   # typst's root is the book's folder: a path from it, the same wherever the book is staged
+            rel = path.relative_to(Path(image_root).resolve()).as_posix()
+        except ValueError:
+            raise RenderError(ch.source, None, f"image {src} is outside the book's folder: a chapter may show "
+                              "only files of the book's own folder") from None
+        return {"t": "Image", "c": [a, inl, ["/" + rel, title]]}
     ast["blocks"] = A.walk(ast["blocks"], abs_image)
     args = ["-f", "json", "-t", "typst", "--wrap=preserve",
             "-M", f"lang={'zh-CN' if ctx.lang.startswith('zh') else 'en-US'}"]
     if ch.cited:
         args += ctx.cite_args
     body = ctx.pandoc.run(args, json.dumps(ast), ch.source)
+    body = f"{CHAPTER_MARK}{ch.source}\n{body}"   # where typst's errors are told by chapter
     # labels of the bibliography block and entries repeat per chapter; make them unique
     return re.sub(r"<(refs|ref-[^>\s]+)>", lambda m: f"<{m.group(1)}--ch{ch.index}>", body)
 
@@ -133,29 +139,58 @@ def book_source(title: str, lang: str, body: str, font_paths: list[str], metadat
     return src
 
 
-def compile_typst(src: str, typ_path: Path, font_paths: list[str], needs_cjk: bool, store=None) -> bytes:
-    """The PDF of a typst source, cached by the source, the images it loads, typst's version and the fonts."""
+#: the typst comment before each chapter's body: a typst error is told by the chapter it stands in
+CHAPTER_MARK = "// chapter: "
+
+
+def compile_typst(src: str, typ_path: Path, root: Path, font_paths: list[str], needs_cjk: bool,
+                  store=None) -> bytes:
+    """The PDF of a typst source, cached by the source, the images it loads, typst's version and the fonts.
+    typst's root is ``root``, the book's own (staging) folder: its images are paths from it (``/figures/…``,
+    so the key is the same wherever the book is staged) and typst reads nothing outside it (a raw
+    ``#read("/etc/hostname")`` finds no such file). ``typ_path``: a copy of the source for the author."""
     import typst  # the pip package "typst": only when a PDF is made
     typ_path.parent.mkdir(parents=True, exist_ok=True)
     typ_path.write_text(src, encoding="utf-8")
+    root = Path(root).resolve()
+    images = [root / m.lstrip("/") for m in sorted(set(IMAGE_RE.findall(src)))]
     key = ""
     if store is not None and store.enabled:
         typst_version = dict(installed_versions()).get("typst", "")
         key = sha256_bytes(b"typst", src.encode("utf-8"), json.dumps(typst_version).encode(),
-                           *(file_digest(Path(m)).encode() for m in sorted(set(IMAGE_RE.findall(src)))),
+                           *(file_digest(m).encode() for m in images),
                            *(font_identity(Path(d)).encode() for d in font_paths))
     pdf = store.get_blob("pdf", key) if key else None
     if pdf is None:
+        main = root / f".{typ_path.stem}.typ"   # typst's main file lies inside its root
+        main.write_text(src, encoding="utf-8")
         try:
-            pdf, warnings = typst.compile_with_warnings(str(typ_path.resolve()), root="/",
-                                                        font_paths=font_paths, ignore_system_fonts=True)
+            pdf, warnings = typst.compile_with_warnings(str(main), root=str(root), font_paths=font_paths,
+                                                        ignore_system_fonts=True)
         except Exception as e:  # typst.TypstError carries the diagnostics
-            raise RenderError(str(typ_path), None, f"typst failed: {' '.join(str(e).split())[:1500]}") from None
+            raise _typst_error(e, src, main.name, typ_path) from None
+        finally:
+            main.unlink(missing_ok=True)
         _verify_fonts(warnings, pdf, needs_cjk, font_paths, typ_path)
-        _verify_glyphs(pdf, sorted(set(IMAGE_RE.findall(src))), typ_path)
+        _verify_glyphs(pdf, [str(m) for m in images], typ_path)
         if key:
             store.put_blob("pdf", key, pdf)
     return pdf
+
+
+def _typst_error(e: Exception, src: str, main: str, typ_path: Path) -> RenderError:
+    """typst's failure as one line naming the chapter whose text it failed in (the line of the source typst
+    names, under the last chapter mark above it), else the typst file."""
+    text = " ".join(str(getattr(e, "message", "") or e).split())[:1500]
+    m = re.search(re.escape(main) + r":(\d+):\d+", str(getattr(e, "diagnostic", "") or ""))
+    where = str(typ_path)
+    if m:
+        lines = src.split("\n")[: int(m.group(1))]
+        marks = [ln[len(CHAPTER_MARK):] for ln in lines if ln.startswith(CHAPTER_MARK)]
+        if marks:
+            where = marks[-1]
+        text += f" ({typ_path.name} line {m.group(1)})"
+    return RenderError(where, None, f"typst failed: {text}")
 
 
 def render_pdf(ctx: Context, chapters: list[Chapter], title: str, bibliography: list[Path], image_root: Path,
@@ -165,7 +200,8 @@ def render_pdf(ctx: Context, chapters: list[Chapter], title: str, bibliography: 
     text = IMAGE_RE.sub("", body)   # an image's path is no text of the book (the project may sit in a CJK-named folder)
     needs_cjk = ctx.lang.startswith("zh") or bool(CJK_RE.search(text)) or bool(CJK_RE.search(title))
     font_paths = _font_paths(needs_cjk, cjk_font_dir)
-    pdf = compile_typst(book_source(title, ctx.lang, body, font_paths, metadata), typ_path, font_paths, needs_cjk, store)
+    pdf = compile_typst(book_source(title, ctx.lang, body, font_paths, metadata), typ_path, image_root, font_paths,
+                        needs_cjk, store)
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     pdf_path.write_bytes(pdf)
     return pdf_path

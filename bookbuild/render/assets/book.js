@@ -8,6 +8,12 @@
   var root = body.getAttribute("data-root") || "";
   doc.classList.add("js");   /* CSS: what only makes sense with scripts (the explorer's live figure) */
 
+  /* a percent-encoded text from the address (?q=, an anchor), decoded; as typed when it is malformed
+     (?q=% or a cut UTF-8 sequence: decodeURIComponent would throw "URI malformed") */
+  function decoded(s) {
+    try { return decodeURIComponent(s); } catch (e) { return s; }
+  }
+
   /* boxes that scroll sideways: assets/scroll-boxes.js (shared with the pages Quarto renders) */
 
   /* the page's contents on a phone: close the menu once a section is chosen */
@@ -39,7 +45,7 @@
   var tocLinks = Array.prototype.slice.call(document.querySelectorAll(".toc a[href^='#']"));
   if (tocLinks.length && "IntersectionObserver" in window) {
     var byId = {};
-    tocLinks.forEach(function (a) { byId[decodeURIComponent(a.getAttribute("href").slice(1))] = a; });
+    tocLinks.forEach(function (a) { byId[decoded(a.getAttribute("href").slice(1))] = a; });
     var obs = new IntersectionObserver(function (entries) {
       entries.forEach(function (e) {
         if (e.isIntersecting && byId[e.target.id]) {
@@ -150,7 +156,7 @@
     if (e.key === "/" && document.activeElement !== input) { input.focus(); e.preventDefault(); }
   });
   var m = /[?&]q=([^&]*)/.exec(window.location.search);
-  if (m) { input.value = decodeURIComponent(m[1].replace(/\+/g, " ")); show(); }
+  if (m) { input.value = decoded(m[1].replace(/\+/g, " ")); show(); }
 
   /* every section heading links to itself: a tab stop shown on hover or focus (always where nothing
      hovers: touch); its mark is drawn by CSS, so the heading's text stays what the page says */
@@ -217,7 +223,7 @@
       var href = a.getAttribute("href") || "";
       var out = document.createDocumentFragment(), target = null, base = null;
       if (href.charAt(0) === "#") {
-        target = document.getElementById(decodeURIComponent(href.slice(1)));
+        target = document.getElementById(decoded(href.slice(1)));
         if (!target) return null;
         out.appendChild(inert(target.cloneNode(true)));
         var next = target.nextElementSibling;
