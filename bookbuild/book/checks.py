@@ -6,13 +6,16 @@
 - ``translations``: the drift guard (:mod:`.translation`);
 - ``typography``: the glossary's terms and the typography rules in every Chinese string a reader sees
   (:mod:`.typography`): the chapters' and their cells' (``typography``), the library's and the hover
-  names' (``typography-library``).
+  names' (``typography-library``);
+- ``pairs``, ``kernel``, ``parity``, ``numbering``, ``registry``: what the tests, Quarto or the registry's
+  conventions would refuse later (:mod:`.authoring`).
 """
 from __future__ import annotations
 
 from ..checks import Check, CheckContext
 from ..cache import file_digest
 from ..errors import BuildError, read_text
+from . import authoring
 from . import typography as T
 from .hooks import library_dirs
 from .lint import lint_text, load_allowlist
@@ -119,4 +122,6 @@ def no_chapters(ctx: CheckContext) -> list[str]:
 
 BOOK_CHECKS = [Check("lint", lint), Check("unused", unused), Check("translations", translations),
                Check("typography", typography, typography_chapters),
-               Check("typography-library", typography_library, no_chapters)]
+               Check("typography-library", typography_library, no_chapters),
+               Check("pairs", authoring.pairs), Check("kernel", authoring.kernel), Check("parity", authoring.parity),
+               Check("numbering", authoring.numbering), Check("registry", authoring.registry, no_chapters)]
