@@ -18,9 +18,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: what a copy of the project leaves out: git, build products, caches, the shared environment
-_IGNORE = shutil.ignore_patterns(".git", "_book", "_build", ".venv", ".pytest_cache", ".hypothesis", "__pycache__",
-                                 ".quarto", "vendor", "*_files", "bench")
+#: what a copy of the project leaves out: git, build products, caches, the shared environment (at the top)
+_TOP = {".git", "_book", "_build", ".venv", ".pytest_cache", ".hypothesis", ".quarto", "vendor", "bench", ".ci"}
+_ANYWHERE = shutil.ignore_patterns("__pycache__", "*_files", "*.quarto_ipynb")
+
+
+def _ignore(folder, names):
+    out = set(_ANYWHERE(folder, names))
+    if Path(folder).resolve() == ROOT:
+        out |= _TOP & set(names)
+    return out
+
 
 SOURCE = '''
 [amd-mi325x-datasheet]
@@ -184,7 +192,7 @@ def _after(path: Path, anchor: str, line: str) -> None:
 
 def project_copy(dest: Path) -> Path:
     """The project's sources and tests, copied to ``dest`` (no build products, no git)."""
-    shutil.copytree(ROOT, dest, ignore=_IGNORE)
+    shutil.copytree(ROOT, dest, ignore=_ignore)
     return dest
 
 
@@ -226,3 +234,16 @@ def bookbuild(root: Path, *args: str, python: str = sys.executable, check: bool 
     if check:
         assert r.returncode == 0, f"bookbuild {' '.join(args)}:\n{r.stdout}\n{r.stderr}"
     return r
+
+
+def project_copy_of(src: Path, dest: Path) -> Path:
+    """A copy of another copy (its build products left out)."""
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("_build", "_book", "__pycache__"))
+    return dest
+
+
+def chapters(root: Path, lang: str) -> list[str]:
+    """The chapters ``_quarto-<lang>.yml`` lists, in order."""
+    import yaml
+    book = yaml.safe_load((root / f"_quarto-{lang}.yml").read_text(encoding="utf-8"))["book"]
+    return list(book.get("chapters") or []) + list(book.get("appendices") or [])

@@ -123,3 +123,25 @@ def test_a_capacity_in_decimal_gb_and_a_sparse_rate_not_twice_dense(tmp_path):
                     f"mlsysim/data/accelerators.toml:{fp8}: [MI300X] compute.fp8: sparse '5230.6 Tflop/s' is 2.00031 "
                     "times dense '2614.9 Tflop/s', not exactly twice: store the sparse figure as 2 x dense (5229.8 "
                     "Tflop/s) and note the vendor's rounding"]
+
+
+def test_a_quoted_value_without_a_name_in_the_page_s_language(tmp_path):
+    """The hover titles a value with its name in the page's language: an identifier, or an English name on
+    a Chinese page, is named where the value is quoted, with the table to write its name in."""
+    docs = [chapter("a.qmd", OK), chapter("a.zh.qmd", tr("a.qmd"))]
+    prov = {"A.x_str": {"name": {"en": "x", "zh": "x"}, "file": "c/_cells/a.qmd"},
+            "A.bw_str": {"name": {"en": "memory bandwidth", "zh": "memory bandwidth"}, "file": "c/_cells/a.qmd"},
+            "A.ok_str": {"name": {"en": "memory bandwidth", "zh": "内存带宽"}, "file": "c/_cells/a.qmd"},
+            "A.t_str": {"name": {"en": "T*", "zh": "T*"}, "file": "c/_cells/a.qmd"}}
+    use = [("A.x_str", 3), ("A.bw_str", 4), ("A.ok_str", 5), ("A.t_str", 6), ("A.x_str", 7)]
+    en = NS(source=Path("a.qmd"), inline=[InlineUse(e, "a.qmd", n) for e, n in use], extras={"provenance": prov})
+    zh = NS(source=Path("a.zh.qmd"), inline=[InlineUse(e, "a.zh.qmd", n) for e, n in use], extras={"provenance": prov})
+    ctx = context(tmp_path, docs, ["a.qmd"], ["a.zh.qmd"], executed={"en": [en], "zh": [zh]})
+    errs = [e.format() for e in authoring.names(ctx)]
+    assert errs == [
+        "a.qmd:3: A.x_str has no English name for its hover (it shows 'x'): add [names.A] x = { en = \"...\", "
+        "zh = \"...\" } to c/_cells/names.toml",
+        "a.zh.qmd:3: A.x_str has no Chinese name for its hover (it shows 'x'): add [names.A] x = { en = \"...\", "
+        "zh = \"...\" } to c/_cells/names.toml",
+        "a.zh.qmd:4: A.bw_str has no Chinese name for its hover (it shows 'memory bandwidth'): add [names.A] bw = "
+        "{ en = \"...\", zh = \"...\" } to c/_cells/names.toml"]

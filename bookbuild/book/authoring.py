@@ -10,6 +10,8 @@ at once (notes/CHAPTERS.md lists the rules for an author):
   glossary's ``[values]`` name the ones it quotes in a form of its own);
 - ``numbering``: chapter numbers never go backwards (a chapter after Lecture 19 declares
   ``number-offset: [19]``, else it would be numbered by its position);
+- ``names``: every value a page quotes has a name in the page's language for its hover (the ``names.toml``
+  beside the cell that computes it, or the declared title of the physics function whose result it is);
 - ``registry``: the registry's conventions the README states: a memory capacity is a whole number of GiB,
   a sparse rate is exactly twice the dense one (relative difference below :data:`SPARSE_TOLERANCE`).
 
@@ -187,6 +189,51 @@ def numbering(ctx: CheckContext) -> list[BuildError]:
                                              f"the '{book.profile}' book: numbers go backwards; declare "
                                              f"number-offset: [{prev.number}] in its front matter"))
             prev = ch
+    return errors
+
+
+# ---------------------------------------------------------------- the values' names
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def lacks_name(name: dict, attr: str, lang: str) -> bool:
+    """``name`` (a hover's title) is no name in ``lang``: empty, the identifier, or, in Chinese, no
+    Chinese (the English one); a symbol (no word of two letters, "T*") is the same in both."""
+    stem = attr.split(".", 1)[-1].removesuffix("_str")
+    en = str(name.get("en") or "")
+    if lang == "en":
+        return not en or "_" in en or en in (stem, stem.replace("_", " "))
+    zh = str(name.get("zh") or "")
+    if not zh or "_" in zh or zh in (stem, stem.replace("_", " ")):
+        return True
+    return not (_CJK.search(zh) and zh != en) and bool(re.search(r"[A-Za-z]{2}", zh))
+
+
+def names(ctx: CheckContext) -> list[BuildError]:
+    """Each ``*_str`` a chapter quotes is named, in the chapter's language, where the author writes it."""
+    if not applies(ctx):
+        return []
+    from .provenance import NAMES_BESIDE
+    errors: list[BuildError] = []
+    for book in ctx.books:
+        lang = "en" if str(book.lang).lower().startswith("en") else "zh"
+        word = {"en": "English", "zh": "Chinese"}[lang]
+        for ec in ctx.executed.get(book.profile, []):
+            prov = (ec.extras or {}).get("provenance") or {}
+            seen: set[str] = set()
+            for u in ec.inline:
+                e = prov.get(u.expr)
+                if u.expr in seen or not isinstance(e, dict):
+                    continue
+                seen.add(u.expr)
+                if lacks_name(e.get("name") or {}, u.expr, lang):
+                    cls, _, attr = u.expr.partition(".")
+                    table = (Path(e.get("file") or u.file).parent / NAMES_BESIDE).as_posix()
+                    errors.append(AuthoringError(u.file, u.line, f"{u.expr} has no {word} name for its hover (it shows "
+                                                                 f"{(e.get('name') or {}).get(lang)!r}): add [names.{cls}] "
+                                                                 f"{attr.removesuffix('_str')} = {{ en = \"...\", zh = "
+                                                                 f"\"...\" }} to {table}"))
     return errors
 
 
