@@ -187,3 +187,68 @@ def test_a_broken_glossary_is_one_clear_error(tmp_path):
     from bookbuild.errors import BuildError
     with pytest.raises(BuildError, match=r"terms\.'x' needs a zh"):
         load_glossary(tmp_path)
+
+
+# ---------------------------------------------------------------- everything a reader reads drifts
+
+READER_EN = """# Title {#sec-t}
+
+{{< include _cells/c.qmd >}}
+
+The value is `{python} C.x_str`.
+
+| Setting | Value |
+|:--|:--|
+| rate | `{python} C.x_str` |
+
+```{python}
+#| label: fig-t
+#| fig-cap: "**A Figure**: what it shows."
+#| fig-alt: "A line rising to the right."
+C.fig
+```
+"""
+READER_CELL = """```{python}
+#| label: calc-c
+class C:
+    x = 2
+    check(x > 1, f"x exceeds one ({x})", zh=f"x 大于一（{x}）")
+    pin(x < 10, "an author's pin is never shown")
+    x_str = str(x)
+```
+"""
+READER_NAMES = '[names.C]\nx = { en = "the value", zh = "数值" }\n'
+
+
+@pytest.mark.parametrize("file, old, new, where", [
+    ("en.qmd", "what it shows.", "what it plots.", ("en.qmd", 13)),                        # the caption
+    ("en.qmd", "A line rising to the right.", "A line rising.", ("en.qmd", 14)),           # the alt text
+    ("en.qmd", "| rate |", "| speed |", ("en.qmd", 7)),                                    # a table cell
+    ("_cells/c.qmd", 'f"x exceeds one ({x})"', 'f"x is above one ({x})"', ("_cells/c.qmd", 5)),  # a guard message
+    ("_cells/names.toml", 'en = "the value"', 'en = "the quoted value"', ("_cells/names.toml", 2)),  # a hover name
+])
+def test_an_edit_of_anything_a_reader_reads_makes_the_translation_stale(tmp_path, file, old, new, where):
+    root = _mini(tmp_path, en=READER_EN)
+    (root / "_cells").mkdir()
+    (root / "_cells" / "c.qmd").write_text(READER_CELL, encoding="utf-8")
+    (root / "_cells" / "names.toml").write_text(READER_NAMES, encoding="utf-8")
+    stamp(root, Path("zh.qmd"))
+    assert check_drift(root, Path("zh.qmd")) == []
+    p = root / file
+    text = p.read_text(encoding="utf-8")
+    assert old in text
+    p.write_text(text.replace(old, new, 1), encoding="utf-8")
+    errs = check_drift(root, Path("zh.qmd"))
+    assert errs and errs[0].path == "zh.qmd" and "is stale" in errs[0].message
+    assert [(e.path, e.line) for e in errs[1:]] == [where], [e.format() for e in errs]
+    assert "changed:" in errs[1].message
+
+
+def test_code_and_an_author_s_pin_do_not_make_it_stale(tmp_path):
+    root = _mini(tmp_path, en=READER_EN)
+    (root / "_cells").mkdir()
+    (root / "_cells" / "c.qmd").write_text(READER_CELL, encoding="utf-8")
+    stamp(root, Path("zh.qmd"))
+    cell = root / "_cells" / "c.qmd"
+    cell.write_text(READER_CELL.replace("x = 2", "x = 3").replace("never shown", "not shown"), encoding="utf-8")
+    assert check_drift(root, Path("zh.qmd")) == []

@@ -83,6 +83,9 @@ def translation_pairs(ctx: CheckContext) -> tuple[list[tuple[str, str, str]], li
                 errors.append(AuthoringError(rel, 1, f"a translation without {FRONT_KEY} (the drift guard is off for "
                                                      f"it): stamp it with python -m bookbuild translated {rel} "
                                                      f"--source {guess}"))
+                if guess in en and en.index(guess) == pos:   # still compared with the chapter its name gives
+                    named.append(guess)
+                    pairs.append((guess, rel, book.profile))
                 continue
             named.append(source)
             if source not in en:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import pool
-from ..errors import BuildError, GuardFailure
+from ..errors import BuildError, BuildFailed, GuardFailure
 from ..execute import Hooks
 from ..source import Cell
 from .provenance import explain_cell
@@ -61,6 +61,10 @@ def value_span(expr: str, value: str) -> str:
     return markdown_text(value)
 
 
+def _one_or_all(failed: list[GuardFailure]) -> BuildError | BuildFailed:
+    return failed[0] if len(failed) == 1 else BuildFailed(failed)
+
+
 class BookHooks(Hooks):
     """The book's hooks for one chapter run (created in the chapter's own process)."""
 
@@ -89,15 +93,15 @@ class BookHooks(Hooks):
             try:
                 yield
             except BuildError:
-                failed = self._first_failure(rec.records)
-                if failed is not None and self.raise_guards:   # a cell broke because a claim before it no longer held
-                    raise failed from None
+                failed = self._failures(rec.records)
+                if failed and self.raise_guards:   # a cell broke because a claim before it no longer held
+                    raise _one_or_all(failed) from None
                 raise
             finally:
                 self.records = [dict(r, file=self._rel(r["file"])) for r in rec.records]
-        failed = self._first_failure(rec.records)
-        if failed is not None and self.raise_guards:
-            raise failed
+        failed = self._failures(rec.records)
+        if failed and self.raise_guards:   # every guard of the chapter that failed, each once, in one run
+            raise _one_or_all(failed)
 
     def _figures(self) -> contextlib.AbstractContextManager:
         """Static figures drawn or only described (``draw_figures``); an mlsysim older than
@@ -112,14 +116,21 @@ class BookHooks(Hooks):
         """A guard of the chapter's own cells (the library's own checks raise as they always do)."""
         return self.cells_files is None or self._rel(filename) in self.cells_files
 
-    def _first_failure(self, records: list[dict]) -> GuardFailure | None:
-        r = next((r for r in records if not r["passed"]), None)
-        if r is None:
-            return None
-        rel = self._rel(r["file"])
-        cell = next((c for c in self.cells if c.body.file == rel and c.body.line <= r["line"] < c.body.line + len(c.code)),
-                    None)
-        return GuardFailure(rel, r["line"], f"guard failed: {r['message']}", cell.tag if cell else None)
+    def _failures(self, records: list[dict]) -> list[GuardFailure]:
+        """Each guard that failed, once (a guard in a loop fails once per line), in the order they ran."""
+        out, seen = [], set()
+        for r in records:
+            if r["passed"]:
+                continue
+            rel = self._rel(r["file"])
+            cell = next((c for c in self.cells if c.body.file == rel and c.body.line <= r["line"] < c.body.line + len(c.code)),
+                        None)
+            g = GuardFailure(rel, r["line"], f"guard failed: {r['message']}", cell.tag if cell else None)
+            if g.format() not in seen:
+                seen.add(g.format())
+                out.append(g)
+        return out
+
 
     def _rel(self, file: str) -> str:
         try:

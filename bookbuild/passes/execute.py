@@ -224,6 +224,10 @@ def _run_jobs(build: Build, jobs: list[pool.Job], keys: dict, results: dict, err
                       replayable=not build.facts)   # a facts run (no static figures): never the build's
             build.report.executed.append(job.key)
             continue
+        if isinstance(r, pool.Raised) and isinstance(r.error, BuildFailed):   # every failing guard of the chapter
+            errors += [(job.key.split(":", 1)[0], e) for e in r.error.errors]
+            build.failures[job.key] = r.error.errors[0]
+            continue
         err = failure(r, job, build.root, build.settings.cell_timeout)
         errors.append((job.key.split(":", 1)[0], err))
         build.failures[job.key] = err
