@@ -209,6 +209,9 @@ class Builds:
 
 BUILDS = Builds()
 
+#: what the preview builds after the page, so that the page's download buttons have their files
+DOWNLOADS = "html,pdf,epub"
+
 
 #: what the page says between the text's build and the choices' build
 DEFERRED = ("the reader's choices (accelerator, model) are being computed again: until the page reloads "
@@ -216,10 +219,10 @@ DEFERRED = ("the reader's choices (accelerator, model) are being computed again:
 
 
 def build_once(root: Path, profile: str, cell_timeout: float | None = None,
-               defer: bool = False) -> tuple[bool, list[str], float, bool]:
-    """One ``render`` (HTML only) by the warm worker; returns (ok, error lines, seconds, whether the
-    layer's choices were left for the next build: ``defer``, the text first)."""
-    argv = ["render", "--profile", profile, "--root", str(root), "--formats", "html", "--stale-translations", "warn"]
+               defer: bool = False, formats: str = "html") -> tuple[bool, list[str], float, bool]:
+    """One ``render`` (HTML only, unless ``formats``) by the warm worker; returns (ok, error lines, seconds,
+    whether the layer's choices were left for the next build: ``defer``, the text first)."""
+    argv = ["render", "--profile", profile, "--root", str(root), "--formats", formats, "--stale-translations", "warn"]
     if cell_timeout:
         argv += ["--cell-timeout", str(cell_timeout)]
     if defer:
@@ -513,6 +516,12 @@ def main(argv: list[str]) -> int:
         if not opened:
             opened = True
             webbrowser.open(url)
+        if ok:   # the page's PDF and EPUB buttons: the downloads of the sources just built (the HTML unchanged)
+            ok, lines, secs, _ = build_once(root, profile, args.cell_timeout, formats=DOWNLOADS)
+            print(f"preview: the PDF and EPUB {'rebuilt' if ok else 'could not be rebuilt'} ({secs:.1f} s)",
+                  file=sys.stdout if ok else sys.stderr, flush=True)
+            for ln in ([] if ok else lines):
+                print(ln, file=sys.stderr, flush=True)
 
     def show(changed: list[Path]) -> None:
         t0 = time.perf_counter()

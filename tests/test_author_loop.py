@@ -329,6 +329,21 @@ def preview(tmp_path):
         proc.kill()
 
 
+def test_preview_keeps_the_pdf_and_epub_its_download_buttons_name(preview):
+    """The preview's builds are HTML first (the page is reloaded at once), then the downloads, so the PDF
+    and EPUB the page's buttons link are there, built from the same sources."""
+    root, port = preview[0], preview[1]
+    book = root / "_book" / "en"
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and not (list(book.glob("*.pdf")) and list(book.glob("*.epub"))):
+        time.sleep(0.3)
+    page = (book / CHAPTER).with_suffix(".html").read_text(encoding="utf-8")
+    links = re.findall(r'href="([^"]+\.(?:pdf|epub))"', page)
+    assert {Path(h).suffix for h in links} == {".pdf", ".epub"}, links
+    for h in links:
+        assert ((book / CHAPTER).parent / h).resolve().is_file(), h
+
+
 def test_preview_warns_of_a_stale_translation_and_clears_it_once_stamped(tmp_path, browser):
     root = project(tmp_path)
     build(root, "appendix/ref.zh.qmd", "--source", CHAPTER, cmd="translated")   # stamped against the English

@@ -149,6 +149,26 @@ def test_the_preview_warns_of_a_stale_translation_and_watches_the_stamp(tmp_path
     assert (copy / LECTURE_ZH).resolve() in {p.resolve() for p in watched_files(copy, all_profiles(copy, "en"))}
 
 
+def test_english_only_work_renders_past_a_stale_translation_and_says_what_is_stale(tmp_path):
+    """An English typo fix while the Chinese is behind: ``render --stale-translations warn`` (what
+    ``bash scripts/build.sh --stale-translations warn`` runs) builds the English book and names the stale
+    paragraph; without the option the render refuses, as check does."""
+    copy = copy_with_edits(ROOT, tmp_path / "book", {LECTURE: (OLD, NEW)},
+                           ignore=("_build", "_book", "__pycache__", ".venv", ".git", ".pytest_cache", "*.egg-info"))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "bookbuild", "render", "--profile", "en", "--formats", "html",  # noqa: E731
+                                     *a, "--root", str(copy)], capture_output=True, text=True, cwd=copy, timeout=900)
+    r = run()
+    assert r.returncode == 1 and f"{LECTURE_ZH}:2: translation is stale" in r.stderr and not (copy / "_book").exists()
+    r = run("--stale-translations", "warn")
+    assert r.returncode == 0, r.stderr
+    assert f"bookbuild: note: warning: {LECTURE_ZH}:2: translation is stale: {LECTURE} changed" in r.stderr
+    assert any(ln.startswith(f"bookbuild: note: warning: {LECTURE}:") and "[-parking lot:-]{+waiting room:+}" in ln
+               for ln in r.stderr.splitlines())
+    assert NEW in (copy / "_book" / "en" / "lectures" / "lecture19-agent-stalls.html").read_text(encoding="utf-8")
+    script = (ROOT / "scripts" / "build.sh").read_text(encoding="utf-8")
+    assert 'bookbuild render --profile all "$@"' in script   # build.sh hands its options to render
+
+
 # ---------------------------------------------------------------- glossary
 
 def test_the_glossary_loads_and_lists_the_reviewed_terms():
