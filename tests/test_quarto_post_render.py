@@ -241,3 +241,19 @@ def test_the_language_switch_sits_in_quartos_top_bar_on_a_phone_and_floats_on_a_
         assert pos == "absolute"   # without scripts it stays at the top of the page and scrolls away with it
     finally:
         ctx.close()
+
+
+def test_the_language_switch_of_a_book_rendered_elsewhere_points_at_the_other_book_there():
+    """``quarto render --output-dir DIR/en`` and ``--profile zh --output-dir DIR/zh`` (README, "With
+    Quarto"): the switch leads from DIR/en to DIR/zh, never back into the project's _book."""
+    from bookbuild.quarto.post_render import language_links, other_books
+    elsewhere = Path("/tmp/quarto-book/en")
+    (lang, folder, pages), = other_books(ROOT, "en", elsewhere)
+    assert (lang, folder) == ("zh", Path("/tmp/quarto-book/zh"))
+    nav = language_links(APPENDIX, "appendix/inference-cost.qmd", elsewhere, other_books(ROOT, "en", elsewhere))
+    assert 'href="../../zh/appendix/inference-cost.zh.html"' in nav
+    (_, folder, _), = other_books(ROOT, "zh", Path("/tmp/quarto-book/zh"))
+    assert folder == Path("/tmp/quarto-book/en")
+    # rendered where the profile says: the profile's own folders
+    (_, folder, _), = other_books(ROOT, "en", ROOT / "_book" / "en")
+    assert folder == ROOT / "_book" / "zh"
