@@ -80,6 +80,17 @@ MISTAKES = [
     ("lectures/_cells/names.toml", 'ridge = { en = "ridge point of the new accelerator at 8-bit weights", '
      'zh = "新加速器在 8 位权重下的屋脊点" }\n', "",
      r"lectures/lecture20-new-card\.zh\.qmd:\d+: NewCard\.ridge_str has no Chinese name"),
+    # a citation key that is not in references.bib, a reference to no label (after the value above: its sentence)
+    ("lectures/lecture20-new-card.qmd", "[@williams2009]", "[@nobody2099]",
+     r"lectures/lecture20-new-card\.qmd:\d+: citation @nobody2099 is not in references\.bib"),
+    ("lectures/lecture20-new-card.qmd", "and @fig-lec20-roofline draws", "and @fig-lec20-rooflines draws",
+     r"lectures/lecture20-new-card\.qmd:\d+: @fig-lec20-rooflines does not resolve in the 'en' book"),
+    # two claims of the cell that no longer hold: both named, with the reference and citation above
+    ("lectures/_cells/lec20-new-card.qmd", "check(ridge > 100,", "check(ridge > 1e6, 'the ridge is past a million')\n"
+     "    check(ridge > 1e7,",
+     r"lectures/_cells/lec20-new-card\.qmd:\d+: \[calc-lec20-new-card\] guard failed: the ridge is past a million"),
+    ("lectures/_cells/lec20-new-card.qmd", "", "",
+     r"lectures/_cells/lec20-new-card\.qmd:\d+: \[calc-lec20-new-card\] guard failed: decode at batch one is far below"),
     # a capacity in decimal GB; a sparse rate 2.0003 times dense
     ("mlsysim/data/accelerators.toml", 'value = "256 GiB", source = "amd-mi325x-datasheet"',
      'value = "256 GB", source = "amd-mi325x-datasheet"',

@@ -69,10 +69,15 @@ class BookHooks(Hooks):
     """The book's hooks for one chapter run (created in the chapter's own process)."""
 
     def __init__(self, root: Path, *, mark_inline: bool = True, explain: bool = True,
-                 cache_folder: Path | None = None, raise_guards: bool = True, draw_figures: bool = True):
+                 cache_folder: Path | None = None, raise_guards: bool = True, draw_figures: bool = True,
+                 defer_guards: bool = False):
         self.root = Path(root).resolve()
         self.mark_inline, self.explain, self.cache_folder = mark_inline, explain, cache_folder
         self.raise_guards, self.draw_figures = raise_guards, draw_figures
+        #: a chapter that ran to its end with failing guards returns them (``extras()["failed"]``) instead of
+        #: raising, so that the build checks its references and citations too and says everything at once
+        self.defer_guards = defer_guards
+        self.failed: list[GuardFailure] = []
         self.cells_files: set[str] | None = None   # the files the chapter's cells live in (set by around())
         self.provenance: dict[str, dict] = {}
         self.guard_map: list[dict] = []
@@ -100,7 +105,9 @@ class BookHooks(Hooks):
             finally:
                 self.records = [dict(r, file=self._rel(r["file"])) for r in rec.records]
         failed = self._failures(rec.records)
-        if failed and self.raise_guards:   # every guard of the chapter that failed, each once, in one run
+        if failed and self.raise_guards and self.defer_guards:
+            self.failed = failed
+        elif failed and self.raise_guards:   # every guard of the chapter that failed, each once, in one run
             raise _one_or_all(failed)
 
     def _figures(self) -> contextlib.AbstractContextManager:
@@ -153,7 +160,10 @@ class BookHooks(Hooks):
         self.guard_map += res.get("guards", [])
 
     def extras(self) -> dict[str, Any]:
-        return {"provenance": self.provenance, "guard_map": self.guard_map, "guards": self.records}
+        out = {"provenance": self.provenance, "guard_map": self.guard_map, "guards": self.records}
+        if self.failed:
+            out["failed"] = [[g.path, g.line, g.message, g.label] for g in self.failed]
+        return out
 
 
 def preload(root: Path, cache_folder: Path | None) -> None:

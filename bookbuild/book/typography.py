@@ -5,7 +5,7 @@ The data is ``notes/glossary.toml``: ``[terms]`` (one Chinese form per term and 
 亿 for large counts, no colliding citation years) and ``[titles]`` (other chapters' Chinese titles,
 only ever inside 《…》). The strings: the Chinese chapters' prose, captions, alt text and tables; every
 Chinese figure label (``mlsysim/figures``); the measurements table; the explorer; the hover names
-(``provenance_names.toml``); the guards' Chinese messages (``zh=`` in the cells). Each finding is one
+(the ``names.toml`` beside the cells); the guards' Chinese messages (``zh=`` in the cells). Each finding is one
 line naming the file and line.
 """
 from __future__ import annotations

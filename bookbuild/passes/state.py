@@ -48,6 +48,7 @@ class Build:
     environment: str = ""                       # the digest of code and tools every key covers
     executed: dict[str, list[ExecutedChapter]] = field(default_factory=dict)   # by profile
     failures: dict[str, BuildError] = field(default_factory=dict)              # "profile:path" -> error
+    guard_failures: list[BuildError] = field(default_factory=list)  # guards failed in chapters that ran to their end
     asts: dict[tuple[str, str], dict] = field(default_factory=dict)
     index: dict[str, Index] = field(default_factory=dict)
     bibliographies: dict[str, Bibliography] = field(default_factory=dict)
