@@ -261,11 +261,15 @@ def _number_unit(value) -> tuple[float, str] | None:
     return (float(m.group(1)), m.group(2)) if m else None
 
 
-def registry_conventions(root: Path) -> list[BuildError]:
-    """Each accelerator of ``mlsysim/data/accelerators.toml``: a whole number of GiB of memory, and a
-    sparse rate exactly twice the dense one. (A file that does not parse is the loader's to name.)"""
-    rel = "mlsysim/data/accelerators.toml"
-    path = Path(root) / rel
+def registry_conventions(root: Path, data_dir: Path | None = None) -> list[BuildError]:
+    """Each accelerator of ``mlsysim/data/accelerators.toml`` (of ``data_dir`` when the build reads another
+    registry, ``MLSYSIM_DATA_DIR``): a whole number of GiB of memory, and a sparse rate exactly twice the
+    dense one. (A file that does not parse is the loader's to name.)"""
+    path = (Path(data_dir) if data_dir else Path(root) / "mlsysim" / "data") / "accelerators.toml"
+    try:
+        rel = path.resolve().relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        rel = str(path)
     if not path.is_file():
         return []
     text = path.read_text(encoding="utf-8")
@@ -303,4 +307,5 @@ def registry_conventions(root: Path) -> list[BuildError]:
 
 
 def registry(ctx: CheckContext) -> list[BuildError]:
-    return registry_conventions(ctx.root) if applies(ctx) else []
+    import os
+    return registry_conventions(ctx.root, os.environ.get("MLSYSIM_DATA_DIR") or None) if applies(ctx) else []
