@@ -307,5 +307,6 @@ def registry_conventions(root: Path, data_dir: Path | None = None) -> list[Build
 
 
 def registry(ctx: CheckContext) -> list[BuildError]:
-    import os
-    return registry_conventions(ctx.root, os.environ.get("MLSYSIM_DATA_DIR") or None) if applies(ctx) else []
+    """Over the registry the chapters read: the project's, or the data folder the build was given."""
+    data = getattr(ctx, "data_dirs", ()) or ()
+    return registry_conventions(ctx.root, data[0] if data else None) if applies(ctx) else []

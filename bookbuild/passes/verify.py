@@ -62,7 +62,8 @@ def context(build: Build) -> CheckContext:
     for book in build.books:
         build.bibliographies[book.profile] = bibliography.read(build.pandoc, build.root, book.bibliography)
     return CheckContext(build.root, build.books, build.all_books, build.documents, build.executed, build.ast,
-                        build.index, build.bibliographies, store=build.store, environment=build.environment)
+                        build.index, build.bibliographies, store=build.store, environment=build.environment,
+                        data_dirs=build.settings.data_dirs)
 
 
 def run(build: Build) -> None:
