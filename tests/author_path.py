@@ -27,6 +27,8 @@ def _ignore(folder, names):
     out = set(_ANYWHERE(folder, names))
     if Path(folder).resolve() == ROOT:
         out |= _TOP & set(names)
+    elif "figures" in names and not (Path(folder) / "figures" / "__init__.py").is_file():
+        out.add("figures")   # what the build wrote beside a chapter (a package's figures/ is code)
     return out
 
 
