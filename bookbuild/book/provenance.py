@@ -89,8 +89,10 @@ def _names_table(path: str) -> dict[str, dict[str, str]]:
     ``[names] stem`` as ``stem``), read again when the file changes."""
     p = Path(path)
     try:
-        st = p.stat()
+        st = p.stat() if path else None
     except OSError:
+        st = None
+    if st is None or not p.is_file():
         return {}
     return _read_names(str(p), st.st_mtime_ns, st.st_size)
 
@@ -129,7 +131,7 @@ def readable_name(cls_name: str, attr: str, comment: str = "",
     """
     stem = attr[:-4] if attr.endswith("_str") else attr
     where = names_file(file)
-    table = _names_table(str(where)) if where is not None else {}
+    table = _names_table(str(where) if where is not None else "")
     entry = table.get(f"{cls_name}.{stem}") or table.get(stem) or {}
     if not entry.get("en") and function and function.get("title_en"):
         entry = {"en": function["title_en"], "zh": function.get("title_zh") or entry.get("zh", "")}
