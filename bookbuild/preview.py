@@ -236,6 +236,23 @@ def build_once(root: Path, profile: str, cell_timeout: float | None = None,
     return r.returncode == 0, lines, time.perf_counter() - t0, deferred
 
 
+def build_downloads(root: Path, profile: str) -> None:
+    """The PDF and EPUB of the sources just built, by a render of its own (the HTML it writes is the page's,
+    byte for byte; the build lock orders it with the next edit's build)."""
+    t0 = time.perf_counter()
+    try:
+        r = procs.run([sys.executable, "-m", "bookbuild", "render", "--profile", profile, "--root", str(root),
+                       "--formats", DOWNLOADS, "--stale-translations", "warn"], cwd=str(root), polite=True)
+    except (KeyboardInterrupt, OSError):
+        return
+    ok = r.returncode == 0
+    print(f"preview: the PDF and EPUB {'rebuilt' if ok else 'could not be rebuilt'} "
+          f"({time.perf_counter() - t0:.1f} s)", file=sys.stdout if ok else sys.stderr, flush=True)
+    for ln in ([] if ok else r.stderr.decode("utf-8", "replace").splitlines()):
+        if ln.strip() and "waiting for it" not in ln:
+            print(ln, file=sys.stderr, flush=True)
+
+
 def changed_since(before: dict[Path, tuple[int, int]], files: list[Path], started_ns: int
                   ) -> dict[Path, tuple[int, int]]:
     """The snapshot to compare the next poll with, after a build that started at ``started_ns`` from the
@@ -517,23 +534,7 @@ def main(argv: list[str]) -> int:
             opened = True
             webbrowser.open(url)
         if ok:   # the page's PDF and EPUB buttons: built in the background, an edit meanwhile is not held up
-            threading.Thread(target=downloads, daemon=True).start()
-
-    def downloads():
-        """The PDF and EPUB of the sources just built, by a render of its own (the HTML it writes is the
-        page's, byte for byte; the build lock orders it with the next edit's build)."""
-        t0 = time.perf_counter()
-        try:
-            r = procs.run([sys.executable, "-m", "bookbuild", "render", "--profile", profile, "--root", str(root),
-                           "--formats", DOWNLOADS, "--stale-translations", "warn"], cwd=str(root), polite=True)
-        except (KeyboardInterrupt, OSError):
-            return
-        ok = r.returncode == 0
-        print(f"preview: the PDF and EPUB {'rebuilt' if ok else 'could not be rebuilt'} "
-              f"({time.perf_counter() - t0:.1f} s)", file=sys.stdout if ok else sys.stderr, flush=True)
-        for ln in ([] if ok else r.stderr.decode("utf-8", "replace").splitlines()):
-            if ln.strip() and "waiting for it" not in ln:
-                print(ln, file=sys.stderr, flush=True)
+            threading.Thread(target=build_downloads, args=(root, profile), daemon=True).start()
 
     def show(changed: list[Path]) -> None:
         t0 = time.perf_counter()
