@@ -34,6 +34,7 @@ class CheckContext:
     bibliographies: dict[str, Bibliography] = field(default_factory=dict)   # by profile
     store: Store = field(default_factory=lambda: Store(None))   # the build's content cache (off: nothing kept)
     environment: str = ""                                       # the digest every key starts from
+    data_dirs: tuple[str, ...] = ()                             # the data folders the chapters read (Settings)
 
     def _key(self, kind: str, parts: list[bytes]) -> str:
         return sha256_bytes(b"check-memo", kind.encode(), self.environment.encode(), *parts)

@@ -235,6 +235,9 @@ class Builds:
 
 BUILDS = Builds()
 
+#: what the preview builds after the page, so that the page's download buttons have their files
+DOWNLOADS = "html,pdf,epub"
+
 
 #: what the page says between the text's build and the choices' build
 DEFERRED = ("the reader's choices (accelerator, model) are being computed again: until the page reloads "
@@ -246,10 +249,11 @@ CANCELLED = "preview: stopped by a newer save"
 
 
 def build_once(root: Path, profile: str, cell_timeout: float | None = None,
-               defer: bool = False, memory_limit: int | None = None) -> tuple[bool, list[str], float, bool]:
-    """One ``render`` (HTML only) by the warm worker; returns (ok, error lines, seconds, whether the
-    layer's choices were left for the next build: ``defer``, the text first)."""
-    argv = ["render", "--profile", profile, "--root", str(root), "--formats", "html", "--stale-translations", "warn"]
+               defer: bool = False, memory_limit: int | None = None,
+               formats: str = "html") -> tuple[bool, list[str], float, bool]:
+    """One ``render`` (HTML only, unless ``formats``) by the warm worker; returns (ok, error lines, seconds,
+    whether the layer's choices were left for the next build: ``defer``, the text first)."""
+    argv = ["render", "--profile", profile, "--root", str(root), "--formats", formats, "--stale-translations", "warn"]
     if cell_timeout:
         argv += ["--cell-timeout", str(cell_timeout)]
     if memory_limit:
@@ -265,6 +269,23 @@ def build_once(root: Path, profile: str, cell_timeout: float | None = None,
         lines = [ln.split("warning: ", 1)[1] for ln in lines if ln.startswith("bookbuild: note: warning: ")]
     deferred = r.returncode == 0 and any(ln.startswith("deferred: ") for ln in r.stdout.splitlines())
     return r.returncode == 0, lines, time.perf_counter() - t0, deferred
+
+
+def build_downloads(root: Path, profile: str) -> None:
+    """The PDF and EPUB of the sources just built, by a render of its own (the HTML it writes is the page's,
+    byte for byte; the build lock orders it with the next edit's build)."""
+    t0 = time.perf_counter()
+    try:
+        r = procs.run([sys.executable, "-m", "bookbuild", "render", "--profile", profile, "--root", str(root),
+                       "--formats", DOWNLOADS, "--stale-translations", "warn"], cwd=str(root), polite=True)
+    except (KeyboardInterrupt, OSError):
+        return
+    ok = r.returncode == 0
+    print(f"preview: the PDF and EPUB {'rebuilt' if ok else 'could not be rebuilt'} "
+          f"({time.perf_counter() - t0:.1f} s)", file=sys.stdout if ok else sys.stderr, flush=True)
+    for ln in ([] if ok else r.stderr.decode("utf-8", "replace").splitlines()):
+        if ln.strip() and "waiting for it" not in ln:
+            print(ln, file=sys.stderr, flush=True)
 
 
 def changed_since(before: dict[Path, tuple[int, int]], files: list[Path], started_ns: int
@@ -597,6 +618,8 @@ def main(argv: list[str]) -> int:
         if not opened:
             opened = True
             webbrowser.open(url)
+        if ok:   # the page's PDF and EPUB buttons: built in the background, an edit meanwhile is not held up
+            threading.Thread(target=build_downloads, args=(root, profile), daemon=True).start()
 
     def show(changed: list[Path]) -> None:
         t0 = time.perf_counter()

@@ -167,7 +167,7 @@ BOOK_MODULES = frozenset({
     "test_render_errors", "test_render_fixture", "test_bookbuild_execute", "test_bookbuild_check", "test_pages",
     "test_reader_page", "test_browser_explorer", "test_notebook_explorer", "test_quarto_post_render_live",
     "test_citations_pinned", "test_value_names", "test_passes", "test_measurements", "test_units_cold_start",
-    "test_worker"})
+    "test_worker", "test_author_path"})
 
 
 def pytest_collection_modifyitems(config, items):

@@ -279,9 +279,15 @@ def test_diff_reports_a_guard_the_edit_breaks(tmp_path):
         .replace("from mlsysim import Hardware, fmt", "from mlsysim import Hardware, check, fmt"), encoding="utf-8")
     git(root, "commit", "-qam", "guard")
     edit_bandwidth(root, "3.90 TB/s")
-    r = build(root, cmd="diff", env={})
+    e = {k: v for k, v in os.environ.items() if k != "MLSYSIM_DATA_DIR"}
+    r = subprocess.run([sys.executable, "-m", "bookbuild", "diff", "--root", str(root)], cwd=root,
+                       capture_output=True, text=True, timeout=600, env=e)
+    assert r.returncode == 1, (r.stdout, r.stderr)          # a guard now fails: what check would refuse
     assert "guard now FAILS: the H100 reads below 3.5 TB/s, got 3.9" in r.stdout
     assert "HW.bw_str: 3.35 → 3.90" in r.stdout
+    assert r.stdout.strip().splitlines()[-1].endswith("; 1 guard(s) or chapter(s) now fail")
+    r = build(root, "--exit-zero", cmd="diff", env={})       # the listing alone, exit 0
+    assert "guard now FAILS: the H100 reads below 3.5 TB/s, got 3.9" in r.stdout
 
 
 # ------------------------------------------------------------------ preview in Chromium
@@ -321,6 +327,21 @@ def preview(tmp_path):
     yield root, port, proc
     if proc.poll() is None:
         proc.kill()
+
+
+def test_preview_keeps_the_pdf_and_epub_its_download_buttons_name(preview):
+    """The preview's builds are HTML first (the page is reloaded at once), then the downloads, so the PDF
+    and EPUB the page's buttons link are there, built from the same sources."""
+    root, port = preview[0], preview[1]
+    book = root / "_book" / "en"
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and not (list(book.glob("*.pdf")) and list(book.glob("*.epub"))):
+        time.sleep(0.3)
+    page = (book / CHAPTER).with_suffix(".html").read_text(encoding="utf-8")
+    links = re.findall(r'href="([^"]+\.(?:pdf|epub))"', page)
+    assert {Path(h).suffix for h in links} == {".pdf", ".epub"}, links
+    for h in links:
+        assert ((book / CHAPTER).parent / h).resolve().is_file(), h
 
 
 def test_preview_warns_of_a_stale_translation_and_clears_it_once_stamped(tmp_path, browser):

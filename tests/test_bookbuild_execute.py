@@ -232,3 +232,23 @@ def test_fig_width_and_height_set_the_figure_size(tmp_path):
     w, h = (float(x) for x in re.search(r'width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups())
     assert w / h > 3                                           # 10 x 2 inches, not the 7 x 5 default
     assert "{#fig-w}" in ec.markdown
+
+
+def test_a_comprehension_reading_the_class_s_names_says_the_class_scope_trap(tmp_path):
+    """A list comprehension in a cell's class body cannot see the class's attributes (Python's class scope):
+    the one line names the cell, the line and the trap, with the fix."""
+    root = book_copy(tmp_path, {CELL: ("live = arrival * stay", "live = [arrival * s for s in (stay, stay)][0]")})
+    with pytest.raises(CellError) as ei:
+        run(root)
+    e = ei.value
+    assert (e.path, e.line, e.label) == (CELL, 11, "calc-ref")
+    assert e.message.startswith("NameError: name 'arrival' is not defined (a comprehension in a class body cannot "
+                                "read the class's own names")
+    assert "\n" not in e.format()
+
+
+def test_a_name_error_elsewhere_is_only_the_name_error(tmp_path):
+    root = book_copy(tmp_path, {CELL: ("live = arrival * stay", "live = arrivals * stay")})
+    with pytest.raises(CellError) as ei:
+        run(root)
+    assert ei.value.message == "NameError: name 'arrivals' is not defined"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bookbuild.book.provenance import (MAX_INPUTS, MAX_STEPS, NAMES_FILE, _names_table, explain_cell, explain_class,
+from bookbuild.book.provenance import (MAX_INPUTS, MAX_STEPS, NAMES_BESIDE, _names_table, explain_cell, explain_class,
                                   guard_targets, pack, unpack)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -257,14 +257,14 @@ def _lecture_str_attrs(folder: Path = ROOT / "lectures" / "_cells") -> set[str]:
     return out
 
 
-def test_the_names_table_covers_only_what_the_cells_define(appendix, everything):
-    values, _ = everything
-    table = _names_table(str(NAMES_FILE))
-    assert all(e.get("en") and e.get("zh") for e in table.values())
-    defined = {v[:-4] for v in values} | {v[:-4] for v in _lecture_str_attrs()} | \
-        {v[:-4] for v in _lecture_str_attrs(ROOT / "appendix" / "_cells")}
+@pytest.mark.parametrize("folder", ["appendix/_cells", "lectures/_cells"])
+def test_each_names_table_covers_only_what_its_folder_s_cells_define(folder):
+    """The names beside the cells (``<folder>/names.toml``) name the values those cells define, no other."""
+    table = _names_table(str(ROOT / folder / NAMES_BESIDE))
+    assert table and all(e.get("en") and e.get("zh") for e in table.values())
+    defined = {v[:-4] for v in _lecture_str_attrs(ROOT / folder)}
     stale = [k for k in table if k not in defined]
-    assert not stale, f"names for attributes no cell defines: {stale}"
+    assert not stale, f"names for attributes no cell of {folder} defines: {stale}"
 
 
 def test_other_class_is_followed_one_level_with_the_namespace(appendix, everything):

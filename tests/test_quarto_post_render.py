@@ -279,3 +279,19 @@ def test_a_download_link_without_its_file_goes_and_its_menu_with_it(tmp_path):
     (tmp_path / "book.epub").unlink()
     gone = downloads_that_exist(menu, page)
     assert "dropdown" not in gone and "quarto-color-scheme-toggle" in gone
+
+
+def test_the_language_switch_of_a_book_rendered_elsewhere_points_at_the_other_book_there():
+    """``quarto render --output-dir DIR/en`` and ``--profile zh --output-dir DIR/zh`` (README, "With
+    Quarto"): the switch leads from DIR/en to DIR/zh, never back into the project's _book."""
+    from bookbuild.quarto.post_render import language_links, other_books
+    elsewhere = Path("/tmp/quarto-book/en")
+    (lang, folder, pages), = other_books(ROOT, "en", elsewhere)
+    assert (lang, folder) == ("zh", Path("/tmp/quarto-book/zh"))
+    nav = language_links(APPENDIX, "appendix/inference-cost.qmd", elsewhere, other_books(ROOT, "en", elsewhere))
+    assert 'href="../../zh/appendix/inference-cost.zh.html"' in nav
+    (_, folder, _), = other_books(ROOT, "zh", Path("/tmp/quarto-book/zh"))
+    assert folder == Path("/tmp/quarto-book/en")
+    # rendered where the profile says: the profile's own folders
+    (_, folder, _), = other_books(ROOT, "en", ROOT / "_book" / "en")
+    assert folder == ROOT / "_book" / "zh"

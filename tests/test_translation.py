@@ -149,6 +149,26 @@ def test_the_preview_warns_of_a_stale_translation_and_watches_the_stamp(tmp_path
     assert (copy / LECTURE_ZH).resolve() in {p.resolve() for p in watched_files(copy, all_profiles(copy, "en"))}
 
 
+def test_english_only_work_renders_past_a_stale_translation_and_says_what_is_stale(tmp_path):
+    """An English typo fix while the Chinese is behind: ``render --stale-translations warn`` (what
+    ``bash scripts/build.sh --stale-translations warn`` runs) builds the English book and names the stale
+    paragraph; without the option the render refuses, as check does."""
+    copy = copy_with_edits(ROOT, tmp_path / "book", {LECTURE: (OLD, NEW)},
+                           ignore=("_build", "_book", "__pycache__", ".venv", ".git", ".pytest_cache", "*.egg-info"))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "bookbuild", "render", "--profile", "en", "--formats", "html",  # noqa: E731
+                                     *a, "--root", str(copy)], capture_output=True, text=True, cwd=copy, timeout=900)
+    r = run()
+    assert r.returncode == 1 and f"{LECTURE_ZH}:2: translation is stale" in r.stderr and not (copy / "_book").exists()
+    r = run("--stale-translations", "warn")
+    assert r.returncode == 0, r.stderr
+    assert f"bookbuild: note: warning: {LECTURE_ZH}:2: translation is stale: {LECTURE} changed" in r.stderr
+    assert any(ln.startswith(f"bookbuild: note: warning: {LECTURE}:") and "[-parking lot:-]{+waiting room:+}" in ln
+               for ln in r.stderr.splitlines())
+    assert NEW in (copy / "_book" / "en" / "lectures" / "lecture19-agent-stalls.html").read_text(encoding="utf-8")
+    script = (ROOT / "scripts" / "build.sh").read_text(encoding="utf-8")
+    assert 'bookbuild render --profile all "$@"' in script   # build.sh hands its options to render
+
+
 # ---------------------------------------------------------------- glossary
 
 def test_the_glossary_loads_and_lists_the_reviewed_terms():
@@ -187,3 +207,68 @@ def test_a_broken_glossary_is_one_clear_error(tmp_path):
     from bookbuild.errors import BuildError
     with pytest.raises(BuildError, match=r"terms\.'x' needs a zh"):
         load_glossary(tmp_path)
+
+
+# ---------------------------------------------------------------- everything a reader reads drifts
+
+READER_EN = """# Title {#sec-t}
+
+{{< include _cells/c.qmd >}}
+
+The value is `{python} C.x_str`.
+
+| Setting | Value |
+|:--|:--|
+| rate | `{python} C.x_str` |
+
+```{python}
+#| label: fig-t
+#| fig-cap: "**A Figure**: what it shows."
+#| fig-alt: "A line rising to the right."
+C.fig
+```
+"""
+READER_CELL = """```{python}
+#| label: calc-c
+class C:
+    x = 2
+    check(x > 1, f"x exceeds one ({x})", zh=f"x 大于一（{x}）")
+    pin(x < 10, "an author's pin is never shown")
+    x_str = str(x)
+```
+"""
+READER_NAMES = '[names.C]\nx = { en = "the value", zh = "数值" }\n'
+
+
+@pytest.mark.parametrize("file, old, new, where", [
+    ("en.qmd", "what it shows.", "what it plots.", ("en.qmd", 13)),                        # the caption
+    ("en.qmd", "A line rising to the right.", "A line rising.", ("en.qmd", 14)),           # the alt text
+    ("en.qmd", "| rate |", "| speed |", ("en.qmd", 7)),                                    # a table cell
+    ("_cells/c.qmd", 'f"x exceeds one ({x})"', 'f"x is above one ({x})"', ("_cells/c.qmd", 5)),  # a guard message
+    ("_cells/names.toml", 'en = "the value"', 'en = "the quoted value"', ("_cells/names.toml", 2)),  # a hover name
+])
+def test_an_edit_of_anything_a_reader_reads_makes_the_translation_stale(tmp_path, file, old, new, where):
+    root = _mini(tmp_path, en=READER_EN)
+    (root / "_cells").mkdir()
+    (root / "_cells" / "c.qmd").write_text(READER_CELL, encoding="utf-8")
+    (root / "_cells" / "names.toml").write_text(READER_NAMES, encoding="utf-8")
+    stamp(root, Path("zh.qmd"))
+    assert check_drift(root, Path("zh.qmd")) == []
+    p = root / file
+    text = p.read_text(encoding="utf-8")
+    assert old in text
+    p.write_text(text.replace(old, new, 1), encoding="utf-8")
+    errs = check_drift(root, Path("zh.qmd"))
+    assert errs and errs[0].path == "zh.qmd" and "is stale" in errs[0].message
+    assert [(e.path, e.line) for e in errs[1:]] == [where], [e.format() for e in errs]
+    assert "changed:" in errs[1].message
+
+
+def test_code_and_an_author_s_pin_do_not_make_it_stale(tmp_path):
+    root = _mini(tmp_path, en=READER_EN)
+    (root / "_cells").mkdir()
+    (root / "_cells" / "c.qmd").write_text(READER_CELL, encoding="utf-8")
+    stamp(root, Path("zh.qmd"))
+    cell = root / "_cells" / "c.qmd"
+    cell.write_text(READER_CELL.replace("x = 2", "x = 3").replace("never shown", "not shown"), encoding="utf-8")
+    assert check_drift(root, Path("zh.qmd")) == []

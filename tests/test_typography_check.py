@@ -2,6 +2,7 @@
 the glossary's terms and rules, one line naming the file and line; each rule can fail."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from bookbuild.book import typography as T
@@ -33,8 +34,13 @@ def test_code_strings_a_reader_sees_are_checked():
     assert any(m.startswith("cells.qmd:2:") and "time" in m for m in got)
 
 
+#: a cell file of each folder whose names the hover shows
+CELLS = ["appendix/_cells/serving-ref.qmd", "lectures/_cells/lec19-sandbox.qmd"]
+CJK_NAME = re.compile(r"[\u4e00-\u9fff]")
+
+
 def test_the_books_own_strings_pass():
-    texts = T.library_texts(ROOT / "mlsysim") + T.name_texts()
+    texts = T.library_texts(ROOT / "mlsysim") + T.name_texts(ROOT, CELLS)
     assert len(texts) > 50 and not messages(texts)
     for ch in ("appendix/inference-cost.zh.qmd", "lectures/lecture19-agent-stalls.zh.qmd", "index.zh.qmd"):
         assert not messages(T.chapter_texts(ch, (ROOT / ch).read_text(encoding="utf-8")))
@@ -57,7 +63,9 @@ def test_every_kind_of_string_is_collected():
     assert {"mlsysim/figures/catalog.py", "mlsysim/figures/lecture.py", "mlsysim/figures/calibration.py",
             "mlsysim/measurements.py", "mlsysim/explorer.py"} <= files
     assert any("算术强度" in t.text for t in texts if t.file == "mlsysim/figures/catalog.py")
-    assert len(T.name_texts()) > 20
+    names = T.name_texts(ROOT, CELLS)   # the names beside the appendix's and the lecture's cells, each at its line
+    assert {t.file for t in names} == {"appendix/_cells/names.toml", "lectures/_cells/names.toml"} and len(names) > 20
+    assert sum(bool(CJK_NAME.search(t.text)) for t in names) > 20
 
 
 def test_the_cells_the_library_composes_for_its_tables_are_checked(monkeypatch):

@@ -6,13 +6,16 @@
 - ``translations``: the drift guard (:mod:`.translation`);
 - ``typography``: the glossary's terms and the typography rules in every Chinese string a reader sees
   (:mod:`.typography`): the chapters' and their cells' (``typography``), the library's and the hover
-  names' (``typography-library``).
+  names' (``typography-library``);
+- ``pairs``, ``kernel``, ``parity``, ``numbering``, ``names``, ``registry``: what the tests, Quarto or the registry's
+  conventions would refuse later (:mod:`.authoring`).
 """
 from __future__ import annotations
 
 from ..checks import Check, CheckContext
 from ..cache import file_digest
 from ..errors import BuildError, read_text
+from . import authoring
 from . import typography as T
 from ..render.html import INLINE_SCRIPT
 from .hooks import library_dirs, library_script_hashes
@@ -110,7 +113,8 @@ def typography_library(ctx: CheckContext) -> list[BuildError]:
     if error is not None:
         return [error]
     texts = [t for lib in library_dirs(ctx.root) for t in T.library_texts(lib)]
-    return T.check(texts + T.name_texts(), data, terms)
+    cells = sorted({rel for doc in ctx.documents.values() for rel in doc.files if rel != doc.path})
+    return T.check(texts + T.name_texts(ctx.root, cells), data, terms)
 
 
 def no_chapters(ctx: CheckContext) -> list[str]:
@@ -144,4 +148,7 @@ def scripts(ctx: CheckContext) -> list[BuildError]:
 BOOK_CHECKS = [Check("lint", lint), Check("unused", unused), Check("translations", translations),
                Check("scripts", scripts),
                Check("typography", typography, typography_chapters),
-               Check("typography-library", typography_library, no_chapters)]
+               Check("typography-library", typography_library, no_chapters),
+               Check("pairs", authoring.pairs), Check("kernel", authoring.kernel), Check("parity", authoring.parity),
+               Check("numbering", authoring.numbering),
+               Check("names", authoring.names), Check("registry", authoring.registry)]

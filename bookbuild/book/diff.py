@@ -8,6 +8,9 @@ change is not executed again), and lists, for every book:
   the attribute, ``old → new``; values quoted only on one side are listed as added or removed;
 - every guard whose result changed (held → fails, or fails → holds), with its message.
 
+It exits 1 when a guard now fails or a chapter of the work tree does not execute (what ``check`` would
+refuse), 0 otherwise; ``--exit-zero`` keeps 0 (a listing only).
+
 Guards are recorded rather than raised for this (the build's ``facts`` run), so a change that breaks a
 claim still shows every number it moved, and the claim it broke. A chapter the build's cache does not hold
 runs for its numbers alone: its figures are described, their static SVGs not drawn (matplotlib is most of a
@@ -199,6 +202,8 @@ def options(argv: list[str]) -> argparse.Namespace:
                     help="the git revision to compare with (default HEAD)")
     ap.add_argument("--profile", default="all", help="en | zh | all (default: all)")
     ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
+    ap.add_argument("--exit-zero", action="store_true",
+                    help="exit 0 even when a guard now fails (default: exit 1, as check would)")
     args = ap.parse_args(argv)
     args.root = root_option(ap, args.root)
     check_profile(ap, args.root, args.profile)
@@ -215,7 +220,7 @@ def main(argv: list[str]) -> int:
     tool = this_bookbuild(root)
     old = facts(old_tree, args.profile, cache_dir, tool)
     new = facts(root, args.profile, cache_dir, tool)
-    total = 0
+    total, failing = 0, 0
     for profile in new:
         changes, guards, notes = compare(old.get(profile, {"chapters": {}}), new[profile])
         for line in notes:
@@ -225,5 +230,8 @@ def main(argv: list[str]) -> int:
         for g in guards:
             print(g.format())
         total += len(changes) + len(guards)
-    print(f"bookbuild diff: {total} change(s) against {args.ref} ({sha[:10]})")
-    return 0
+        failing += sum(not g.now_passes for g in guards)
+        failing += sum(bool(c.get("error")) for c in new[profile]["chapters"].values())
+    print(f"bookbuild diff: {total} change(s) against {args.ref} ({sha[:10]})"
+          + (f"; {failing} guard(s) or chapter(s) now fail" if failing else ""))
+    return 1 if failing and not args.exit_zero else 0

@@ -66,14 +66,23 @@ def value_span(expr: str, value: str) -> str:
     return markdown_text(value)
 
 
+def _one_or_all(failed: list[GuardFailure]) -> BuildError | BuildFailed:
+    return failed[0] if len(failed) == 1 else BuildFailed(failed)
+
+
 class BookHooks(Hooks):
     """The book's hooks for one chapter run (created in the chapter's own process)."""
 
     def __init__(self, root: Path, *, mark_inline: bool = True, explain: bool = True,
-                 cache_folder: Path | None = None, raise_guards: bool = True, draw_figures: bool = True):
+                 cache_folder: Path | None = None, raise_guards: bool = True, draw_figures: bool = True,
+                 defer_guards: bool = False):
         self.root = Path(root).resolve()
         self.mark_inline, self.explain, self.cache_folder = mark_inline, explain, cache_folder
         self.raise_guards, self.draw_figures = raise_guards, draw_figures
+        #: a chapter that ran to its end with failing guards returns them (``extras()["failed"]``) instead of
+        #: raising, so that the build checks its references and citations too and says everything at once
+        self.defer_guards = defer_guards
+        self.failed: list[GuardFailure] = []
         self.cells_files: set[str] | None = None   # the files the chapter's cells live in (set by around())
         self.provenance: dict[str, dict] = {}
         self.guard_map: list[dict] = []
@@ -94,15 +103,17 @@ class BookHooks(Hooks):
             try:
                 yield
             except BuildError:
-                failed = self._first_failure(rec.records)
-                if failed is not None and self.raise_guards:   # a cell broke because a claim before it no longer held
-                    raise failed from None
+                failed = self._failures(rec.records)
+                if failed and self.raise_guards:   # a cell broke because a claim before it no longer held
+                    raise _one_or_all(failed) from None
                 raise
             finally:
                 self.records = [dict(r, file=self._rel(r["file"])) for r in rec.records]
-        failed = self._first_failure(rec.records)
-        if failed is not None and self.raise_guards:
-            raise failed
+        failed = self._failures(rec.records)
+        if failed and self.raise_guards and self.defer_guards:
+            self.failed = failed
+        elif failed and self.raise_guards:   # every guard of the chapter that failed, each once, in one run
+            raise _one_or_all(failed)
 
     def _figures(self) -> contextlib.AbstractContextManager:
         """Static figures drawn or only described (``draw_figures``); an mlsysim older than
@@ -117,14 +128,21 @@ class BookHooks(Hooks):
         """A guard of the chapter's own cells (the library's own checks raise as they always do)."""
         return self.cells_files is None or self._rel(filename) in self.cells_files
 
-    def _first_failure(self, records: list[dict]) -> GuardFailure | None:
-        r = next((r for r in records if not r["passed"]), None)
-        if r is None:
-            return None
-        rel = self._rel(r["file"])
-        cell = next((c for c in self.cells if c.body.file == rel and c.body.line <= r["line"] < c.body.line + len(c.code)),
-                    None)
-        return GuardFailure(rel, r["line"], f"guard failed: {r['message']}", cell.tag if cell else None)
+    def _failures(self, records: list[dict]) -> list[GuardFailure]:
+        """Each guard that failed, once (a guard in a loop fails once per line), in the order they ran."""
+        out, seen = [], set()
+        for r in records:
+            if r["passed"]:
+                continue
+            rel = self._rel(r["file"])
+            cell = next((c for c in self.cells if c.body.file == rel and c.body.line <= r["line"] < c.body.line + len(c.code)),
+                        None)
+            g = GuardFailure(rel, r["line"], f"guard failed: {r['message']}", cell.tag if cell else None)
+            if g.format() not in seen:
+                seen.add(g.format())
+                out.append(g)
+        return out
+
 
     def _rel(self, file: str) -> str:
         try:
@@ -147,7 +165,10 @@ class BookHooks(Hooks):
         self.guard_map += res.get("guards", [])
 
     def extras(self) -> dict[str, Any]:
-        return {"provenance": self.provenance, "guard_map": self.guard_map, "guards": self.records}
+        out = {"provenance": self.provenance, "guard_map": self.guard_map, "guards": self.records}
+        if self.failed:
+            out["failed"] = [[g.path, g.line, g.message, g.label] for g in self.failed]
+        return out
 
 
 def preload(root: Path, cache_folder: Path | None) -> None:

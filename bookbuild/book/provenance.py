@@ -3,7 +3,7 @@
 For each ``*_str`` attribute of a cell class this module reads the class body's source (never
 executing anything) and the executed class's attribute values, and explains the number:
 
-- ``name``: a readable quantity name in English and Chinese (``provenance_names.toml``, else the
+- ``name``: a readable quantity name in English and Chinese (the ``names.toml`` beside the cell, else the
   declared title of the physics function whose result the value is, else the comment on the
   OUTPUT or EXECUTE line, else the identifier);
 - ``expr``: the OUTPUT line's expression as written;
@@ -48,7 +48,8 @@ MAX_INPUTS = 12
 #: expressions, notes and text values longer than this are cut with an ellipsis
 MAX_TEXT = 400
 
-NAMES_FILE = Path(__file__).with_name("provenance_names.toml")
+#: the names of a folder's cell values, in the cells' own folder (``appendix/_cells/names.toml``)
+NAMES_BESIDE = "names.toml"
 
 #: quantity methods and attributes that do not change what a value depends on
 _QUANTITY_TAIL = frozenset({"to", "m_as", "magnitude", "m", "units", "u", "to_base_units", "to_compact",
@@ -68,8 +69,36 @@ class ProvenanceError(Exception):
 
 # ───────────────────────────── names ─────────────────────────────
 
-@lru_cache(maxsize=4)
-def _names_table(path: str = str(NAMES_FILE)) -> dict[str, dict[str, str]]:
+def names_file(file: str) -> Path | None:
+    """The names table of the cell file ``file`` (relative to the project, or absolute): the
+    :data:`NAMES_BESIDE` file in the cell's own folder, where the author of the cell writes its names."""
+    if not file:
+        return None
+    p = Path(file)
+    if not p.is_absolute():
+        from ..settings import project_root
+        try:
+            p = project_root(Path.cwd()) / p
+        except Exception:  # noqa: BLE001 - outside a project (a test's cell): no table
+            return None
+    return p.parent / NAMES_BESIDE
+
+
+def _names_table(path: str) -> dict[str, dict[str, str]]:
+    """``[names.Cls] stem = { en, zh }`` of the file ``path`` as ``{"Cls.stem": {...}}`` (and an unqualified
+    ``[names] stem`` as ``stem``), read again when the file changes."""
+    p = Path(path)
+    try:
+        st = p.stat() if path else None
+    except OSError:
+        st = None
+    if st is None or not p.is_file():
+        return {}
+    return _read_names(str(p), st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=16)
+def _read_names(path: str, _mtime: int, _size: int) -> dict[str, dict[str, str]]:
     p = Path(path)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
@@ -92,16 +121,17 @@ def _names_table(path: str = str(NAMES_FILE)) -> dict[str, dict[str, str]]:
 
 
 def readable_name(cls_name: str, attr: str, comment: str = "",
-                  function: dict[str, str] | None = None) -> dict[str, str]:
+                  function: dict[str, str] | None = None, file: str = "") -> dict[str, str]:
     """The quantity's name in both languages.
 
-    The table wins (``Cls.stem`` before ``stem``, the stem being the attribute without ``_str``),
-    because its two names were written together; then the declared title (``title_en``,
-    ``title_zh``) of ``function``, the physics function whose result the value is; then a comment
-    on the OUTPUT or EXECUTE line; last, the identifier with underscores as spaces.
+    The names table beside the cell's ``file`` wins (``Cls.stem`` before ``stem``, the stem being the
+    attribute without ``_str``), because its two names were written together; then the declared title
+    (``title_en``, ``title_zh``) of ``function``, the physics function whose result the value is; then a
+    comment on the OUTPUT or EXECUTE line; last, the identifier with underscores as spaces.
     """
     stem = attr[:-4] if attr.endswith("_str") else attr
-    table = _names_table()
+    where = names_file(file)
+    table = _names_table(str(where) if where is not None else "")
     entry = table.get(f"{cls_name}.{stem}") or table.get(stem) or {}
     if not entry.get("en") and function and function.get("title_en"):
         entry = {"en": function["title_en"], "zh": function.get("title_zh") or entry.get("zh", "")}
@@ -795,7 +825,7 @@ class _Explainer:
                 if b and _clean_comment(b.comment):
                     comment = b.comment
                     break
-        out["name"] = readable_name(body.cls_name, attr, comment, self._producing_function(a))
+        out["name"] = readable_name(body.cls_name, attr, comment, self._producing_function(a), self.file)
         out["expr"] = a.expr if a else ""
         out["steps"], out["inputs"] = [], []
         out["file"] = self.file
@@ -1021,7 +1051,7 @@ def explain_class(cls: type, source: str, *, first_line: int = 1, file: str = ""
         except Exception:  # noqa: BLE001
             v = getattr(cls, attr, "")
             out[attr] = {"attr": f"{cname}.{attr}", "value": _cut(str(v)),
-                         "name": readable_name(cname, attr), "expr": "", "steps": [], "inputs": [],
+                         "name": readable_name(cname, attr, file=file), "expr": "", "steps": [], "inputs": [],
                          "file": file, "line": 0}
     return out
 

@@ -8,10 +8,12 @@ A translated chapter names its source in its front matter::
       sha256: 3f2a...            # of the source's PROSE when the translation was last brought up to date
     ---
 
-The hash covers the English chapter's prose as written (:func:`prose_blocks`): its text with
-``{{< include >}}`` lines and inline ```{python} ...``` expressions as they are written, without front
-matter and without executable code chunks. Cells and data live elsewhere and may change freely: the
-numbers are shared by both languages, so they cannot drift. When the source's prose changes,
+The hash covers what an English reader reads of the chapter as written (:func:`reader_blocks`): its prose
+(:func:`prose_blocks`: the text with ``{{< include >}}`` lines, tables and inline ```{python} ...```
+expressions as they are written, without front matter and executable code chunks), the captions and alt
+text of its chunks, and, of the cells it includes, the messages of the reader's guards and the English
+names of their values (``names.toml``). Code and data may change freely otherwise: the numbers are shared
+by both languages, so they cannot drift. When the source's prose changes,
 :func:`check_drift` fails, naming the translated chapter and listing the English paragraphs that
 changed (a word-level diff against the snapshot recorded at the last stamp, in
 ``_translations/<translated chapter>.source``). ``python -m bookbuild translated FILE`` records the new
@@ -25,8 +27,10 @@ Every check is a pure function of the files and returns :class:`~bookbuild.error
 """
 from __future__ import annotations
 
+import ast
 import difflib
 import hashlib
+import os
 import re
 import sys
 import tomllib
@@ -63,6 +67,7 @@ class StaleTranslation(TranslationError):
 class Block:
     line: int           # 1-based line of the paragraph's first line in its file
     text: str           # whitespace-normalized
+    file: str = ""      # the file it is in, when not the chapter (an included cell file, a names table)
 
 
 def prose_blocks(text: str) -> list[Block]:
@@ -95,6 +100,83 @@ def prose_blocks(text: str) -> list[Block]:
 
 def prose_hash(text: str) -> str:
     return hashlib.sha256("\n\n".join(b.text for b in prose_blocks(text)).encode("utf-8")).hexdigest()
+
+
+#: the options of an executable chunk that a reader reads (the caption and the alt text of its figure or table)
+READER_OPTIONS = ("fig-cap", "fig-alt", "tbl-cap", "fig-subcap", "tbl-subcap", "lst-cap")
+_OPTION = re.compile(rf"^\s*#\|\s*({'|'.join(READER_OPTIONS)})\s*:\s*(.*)$")
+_INCLUDE = re.compile(r"^\s*\{\{<\s*include\s+(\S+?)\s*>\}\}\s*$")
+#: the guards whose message a reader of a chosen configuration reads (pin and pin_seed are never shown)
+READER_GUARDS = frozenset({"check"})
+
+
+def reader_blocks(text: str, rel: str = "", read: Callable[[str], str | None] | None = None) -> list[Block]:
+    """Everything an English reader reads of the chapter ``text`` (at ``rel``), what its translation
+    follows: the prose (:func:`prose_blocks`) and, in the order they come, the captions and alt text of its
+    chunks; then, of each cell file it includes (read by ``read``, relative to the project), the messages of
+    its reader's guards (``check(cond, "...", zh=...)``, shown to a reader whose choice breaks them) and the
+    English names of its classes' values in the ``names.toml`` beside it (the hover's titles)."""
+    blocks = prose_blocks(text)
+    lines = text.splitlines()
+    for f in find_fences(lines):
+        if f.exec_lang:
+            for i in range(f.start + 1, f.end):
+                m = _OPTION.match(lines[i])
+                if m:
+                    blocks.append(Block(i + 1, f"{m.group(1)}: {' '.join(m.group(2).split())}"))
+    blocks.sort(key=lambda b: b.line)
+    if read is None:
+        return blocks
+    folder = Path(rel).parent
+    for ln in lines:
+        m = _INCLUDE.match(ln)
+        if not m:
+            continue
+        cell_rel = os.path.normpath((folder / m.group(1)).as_posix()).replace(os.sep, "/")
+        cell = read(cell_rel)
+        if cell:
+            blocks += _guard_blocks(cell, cell_rel) + _name_blocks(cell, cell_rel, read)
+    return blocks
+
+
+def _chunks(text: str) -> list[tuple[int, str]]:
+    """(0-based line of the first code line, code) of each executable chunk of ``text``."""
+    lines = text.splitlines()
+    return [(f.start + 1, "\n".join(lines[f.start + 1:f.end])) for f in find_fences(lines) if f.exec_lang]
+
+
+def _guard_blocks(text: str, rel: str) -> list[Block]:
+    out = []
+    for first, code in _chunks(text):
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in READER_GUARDS \
+                    and len(node.args) >= 2:
+                msg = ast.get_source_segment(code, node.args[1]) or ""
+                out.append(Block(first + node.lineno, f"{node.func.id}: {' '.join(msg.split())}", rel))
+    return sorted(out, key=lambda b: b.line)
+
+
+def _name_blocks(text: str, rel: str, read: Callable[[str], str | None]) -> list[Block]:
+    classes = {m.group(1) for m in re.finditer(r"^class (\w+)", text, flags=re.M)}
+    names_rel = (Path(rel).parent / "names.toml").as_posix()
+    table = read(names_rel)
+    if not classes or not table:
+        return []
+    out = []
+    cls = None
+    for i, ln in enumerate(table.splitlines(), 1):
+        m = re.match(r"^\[names\.(\w+)\]", ln)
+        if m:
+            cls = m.group(1)
+            continue
+        m = re.match(r'^(\w+)\s*=\s*\{\s*en\s*=\s*"((?:[^"\\]|\\.)*)"', ln)
+        if m and cls in classes:
+            out.append(Block(i, f"name {cls}.{m.group(1)}: {m.group(2)}", names_rel))
+    return out
 
 
 # ---------------------------------------------------------------- front matter
@@ -193,7 +275,7 @@ def check_drift(root: Path, translated: Path, text_of: Callable[[str], str | Non
     src_text = text_of(src_rel)
     if src_text is None:
         return [TranslationError(rel, fm_line, f"{FRONT_KEY} names {src_rel}, which does not exist")]
-    blocks = prose_blocks(src_text)
+    blocks = reader_blocks(src_text, src_rel, lambda r: src_text if r == src_rel else _file_text(root)(r))
     now = hashlib.sha256("\n\n".join(b.text for b in blocks).encode("utf-8")).hexdigest()
     stamped = str(meta.get("sha256") or "")
     if stamped == now:
@@ -215,7 +297,8 @@ def check_drift(root: Path, translated: Path, text_of: Callable[[str], str | Non
                       f"({len(changes)} paragraph(s) below); {fix}")]
     last = blocks[-1].line if blocks else 1
     for blk, desc in changes[:MAX_LISTED]:
-        errors.append(StaleTranslation(src_rel, blk.line if blk else last, f"[for {rel}] {desc}"))
+        errors.append(StaleTranslation((blk.file or src_rel) if blk else src_rel, blk.line if blk else last,
+                                       f"[for {rel}] {desc}"))
     if len(changes) > MAX_LISTED:
         errors.append(StaleTranslation(src_rel, None, f"[for {rel}] … and {len(changes) - MAX_LISTED} more"))
     return errors
@@ -242,7 +325,7 @@ def stamp(root: Path, translated: Path, source: str | None = None) -> tuple[str,
                                           "name the English chapter of this book it translates")
     if not src.is_file():
         raise TranslationError(rel, None, f"{FRONT_KEY} names {src_rel}, which does not exist")
-    blocks = prose_blocks(read_text(src, src_rel))
+    blocks = reader_blocks(read_text(src, src_rel), Path(src_rel).as_posix(), _file_text(root))
     joined = "\n\n".join(b.text for b in blocks)
     new = hashlib.sha256(joined.encode("utf-8")).hexdigest()
     old = str((meta or {}).get("sha256") or "")

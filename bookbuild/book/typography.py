@@ -5,7 +5,7 @@ The data is ``notes/glossary.toml``: ``[terms]`` (one Chinese form per term and 
 unit symbols after numbers, 亿 for large counts, no colliding citation years) and ``[titles]`` (other chapters' Chinese titles,
 only ever inside 《…》). The strings: the Chinese chapters' prose, captions, alt text and tables; every
 Chinese figure label (``mlsysim/figures``); the measurements table; the explorer; the hover names
-(``provenance_names.toml``); the guards' Chinese messages (``zh=`` in the cells). Each finding is one
+(the ``names.toml`` beside the cells); the guards' Chinese messages (``zh=`` in the cells). Each finding is one
 line naming the file and line.
 """
 from __future__ import annotations
@@ -24,7 +24,6 @@ from .translation import GLOSSARY, Term, TranslationError, term_hits
 CJK = re.compile(r"[\u4e00-\u9fff]")
 RULES = ("percent_forbidden", "brackets_forbidden", "untranslated_forbidden", "time_forbidden",
          "time_unit_forbidden", "number_units_forbidden", "citation_forbidden")
-NAMES_FILE = Path(__file__).with_name("provenance_names.toml")
 
 
 @dataclass(frozen=True)
@@ -127,10 +126,22 @@ def generated_table_texts(lib: Path) -> list[Text]:
     return out
 
 
-def name_texts() -> list[Text]:
-    names = tomllib.loads(NAMES_FILE.read_text(encoding="utf-8")).get("names", {})
-    rel = "bookbuild/book/provenance_names.toml"
-    return [Text(rel, 1, e["zh"]) for cls in names.values() for e in cls.values() if isinstance(e, dict) and "zh" in e]
+def name_texts(root: Path, cell_files: list[str]) -> list[Text]:
+    """The Chinese names of the values, from the names table beside each of ``cell_files`` (relative to
+    ``root``), each at its line."""
+    from .provenance import NAMES_BESIDE
+    out: list[Text] = []
+    for folder in sorted({Path(f).parent.as_posix() for f in cell_files}):
+        rel = f"{folder}/{NAMES_BESIDE}" if folder != "." else NAMES_BESIDE
+        p = Path(root) / rel
+        if not p.is_file():
+            continue
+        text = p.read_text(encoding="utf-8")
+        for i, line in enumerate(text.splitlines(), 1):
+            m = re.search(r'\bzh\s*=\s*"((?:[^"\\]|\\.)*)"', line)
+            if m:
+                out.append(Text(rel, i, m.group(1)))
+    return out
 
 
 def typography_hits(text: str, typo: dict) -> list[str]:

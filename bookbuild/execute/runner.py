@@ -321,6 +321,10 @@ class Runner:
             return CellError(rel, line, f"the cell called sys.exit({e.code!r}): a chapter cannot "
                                         "end the build; remove the call", tag)
         msg = f"{type(e).__name__}: {e}"
+        if isinstance(e, NameError) and _in_comprehension(e, filename):
+            msg += (" (a comprehension in a class body cannot read the class's own names: Python's class scope; "
+                    "pass them in: a function of its inputs defined before the class, e.g. "
+                    "scaled = scale_all(items, scale), notes/CHAPTERS.md)")
         if inner and inner[0] != filename and not inner[0].startswith("<"):
             msg += f" (raised in {_rel(Path(inner[0]), self.root)}:{inner[1]}, {inner[2]})"
         return CellError(rel, line, msg, tag)
@@ -403,6 +407,23 @@ def _patch_ipython(display: Callable) -> Callable[[], None]:
         for mod, fn in patched:
             mod.display = fn
     return undo
+
+
+_COMPREHENSIONS = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"})
+
+
+def _in_comprehension(e: BaseException, filename: str) -> bool:
+    """``e`` was raised in a comprehension of the cell (``filename``) that a class body runs: the class's
+    names are not visible there (Python's class scope), the trap of a LEGO cell's EXECUTE block."""
+    tb, frames = e.__traceback__, []
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code)
+        tb = tb.tb_next
+    for outer, code in zip(frames, frames[1:]):
+        if code.co_filename == filename and code.co_name in _COMPREHENSIONS and outer.co_filename == filename \
+                and outer.co_name not in ("<module>", *_COMPREHENSIONS) and not outer.co_flags & 0x3:
+            return True
+    return False
 
 
 def _traceback_line(e: BaseException, filename: str) -> tuple[int | None, tuple | None]:

@@ -24,7 +24,7 @@ from pathlib import Path
 from .. import pool
 from ..book.hooks import BookHooks, preload
 from ..cache import file_digest, sha256_bytes
-from ..errors import BuildError, BuildFailed, CellError
+from ..errors import BuildError, BuildFailed, CellError, GuardFailure
 from ..cache import FONT_FOLDERS
 from ..execute import (ExecutedChapter, NotReplayable, Replay, RunOptions, cells_signature, chapter_job,
                        from_json, input_digests, inputs_changed, to_json)
@@ -145,7 +145,7 @@ def _hooks(build: Build, facts: bool = False):
     """The book's hooks for one chapter run (made in the process that runs it); ``facts`` (``diff``'s run):
     guards kept instead of raised, figures described without drawing their static SVG."""
     return partial(BookHooks, build.root, cache_folder=build.settings.cache_folder, raise_guards=not facts,
-                   draw_figures=not facts)
+                   draw_figures=not facts, defer_guards=not facts)
 
 
 def _job(build: Build, book: Book, doc: Document, out: Path, facts: bool = False) -> pool.Job:
@@ -239,6 +239,10 @@ def _run_jobs(build: Build, jobs: list[pool.Job], keys: dict, results: dict, err
                       inputs=input_digests(build.root, inputs))
             build.report.executed.append(job.key)
             continue
+        if isinstance(r, pool.Raised) and isinstance(r.error, BuildFailed):   # every failing guard of the chapter
+            errors += [(job.key.split(":", 1)[0], e) for e in r.error.errors]
+            build.failures[job.key] = r.error.errors[0]
+            continue
         err = failure(r, job, build.root, build.settings.cell_timeout)
         errors.append((job.key.split(":", 1)[0], err))
         build.failures[job.key] = err
@@ -267,8 +271,13 @@ def run(build: Build) -> None:
     if jobs:
         preload(build.root, build.settings.cache_folder)
         _run_jobs(build, jobs, keys, results, errors)
+    # a chapter that ran to its end with failing guards: said with the checks' problems (passes/verify.py), so
+    # that one run names every guard, reference and citation; with another chapter's failure, said now
+    failed = [(key.split(":", 1)[0], GuardFailure(*f)) for key, ec in results.items() if not isinstance(ec, BuildError)
+              for f in (getattr(ec, "extras", None) or {}).get("failed", [])]
     if errors and not build.facts:
-        raise BuildFailed(once_per_problem(build, errors))
+        raise BuildFailed(once_per_problem(build, errors + failed))
+    build.guard_failures = once_per_problem(build, failed) if failed else []
     for book in build.books:
         out = build.executed_dir(book.profile)
         build.executed[book.profile] = []

@@ -51,6 +51,7 @@ class Build:
     #: "profile:path" -> the digest of what its code read (project files, other inputs) as its run recorded
     #: them: the reader's choices run the same cells, so their key covers it too
     inputs: dict[str, str] = field(default_factory=dict)
+    guard_failures: list[BuildError] = field(default_factory=list)  # guards failed in chapters that ran to their end
     asts: dict[tuple[str, str], dict] = field(default_factory=dict)
     index: dict[str, Index] = field(default_factory=dict)
     bibliographies: dict[str, Bibliography] = field(default_factory=dict)

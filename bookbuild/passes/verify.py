@@ -62,13 +62,16 @@ def context(build: Build) -> CheckContext:
     for book in build.books:
         build.bibliographies[book.profile] = bibliography.read(build.pandoc, build.root, book.bibliography)
     return CheckContext(build.root, build.books, build.all_books, build.documents, build.executed, build.ast,
-                        build.index, build.bibliographies, store=build.store, environment=build.environment)
+                        build.index, build.bibliographies, store=build.store, environment=build.environment,
+                        data_dirs=build.settings.data_dirs)
 
 
 def run(build: Build) -> None:
     key = verify_key(build) if build.store.enabled else ""
     hit = build.store.get_json("verify", key) if key else None
     if hit is not None and all(file_digest(build.root / r) == d for r, d in hit["reads"].items()):
+        if build.guard_failures:
+            raise BuildFailed(build.guard_failures)
         return
     errors: list[BuildError] = []
     with reading(build.root, _skip(build)) as reads:
@@ -79,7 +82,7 @@ def run(build: Build) -> None:
         build.report.notes += [f"warning: {e.format()}" for e in errors if e.kind == "stale"]
         errors = [e for e in errors if e.kind != "stale"]
         key = ""   # a verification that only warned is checked again next time
-    if errors:
-        raise BuildFailed(errors)
+    if errors or build.guard_failures:   # the chapters' failing guards first, then what the checks found
+        raise BuildFailed(build.guard_failures + errors)
     if key:
         build.store.put_json("verify", key, {"reads": {r: file_digest(build.root / r) for r in sorted(reads)}})

@@ -78,15 +78,27 @@ def quarto_page(source: str) -> str:
     return str(PurePosixPath(source).with_suffix(".html"))
 
 
-def other_books(root: Path, profile: str) -> list[tuple[str, Path, dict[str, str]]]:
-    """(language, output folder, source key -> Quarto's page) of every other profile."""
+def other_books(root: Path, profile: str, out_dir: Path | None = None) -> list[tuple[str, Path, dict[str, str]]]:
+    """(language, output folder, source key -> Quarto's page) of every other profile. Rendered elsewhere
+    (``quarto render --output-dir DIR/en``, ``out_dir``), the other books are where the same command puts
+    them (``DIR/zh``): each profile's ``output-dir`` below the folder they share (``_book``) is kept below
+    the folder ``out_dir`` is in."""
+    books = {name: load_book(root, name) for name in profiles(root)}
+    folders = {name: (root / b.output_dir).resolve() for name, b in books.items()}
+    base = Path(os.path.commonpath([str(f) for f in folders.values()])) if len(folders) > 1 else None
+    moved = None
+    if out_dir is not None and base is not None and profile in folders and out_dir.resolve() != folders[profile]:
+        mine = folders[profile].relative_to(base)
+        moved = out_dir.resolve()
+        for _ in mine.parts:
+            moved = moved.parent
     out = []
-    for name in profiles(root):
+    for name, book in books.items():
         if name == profile:
             continue
-        book = load_book(root, name)
         pages = {source_key(ch.path.as_posix()): quarto_page(ch.path.as_posix()) for ch in book.chapters}
-        out.append((book.lang, (root / book.output_dir).resolve(), pages))
+        folder = folders[name] if moved is None else moved / folders[name].relative_to(base)
+        out.append((book.lang, folder, pages))
     return out
 
 
@@ -387,7 +399,7 @@ def run(root: Path, active_profile: str, output_dir: str, output_files: str | No
     numbers = {quarto_page(c.source): c.number for c in b.index[profile].chapters if c.number is not None}
     forms = {k[len("form:"):]: v for k, v in book.crossref.items() if k.startswith("form:")}
     return apply(out_dir, b.additions[profile], [ch.path.as_posix() for ch in b.books[0].chapters],
-                 other_books(root, profile), rendered, numbers, book.lang, forms)
+                 other_books(root, profile, out_dir), rendered, numbers, book.lang, forms)
 
 
 def main(argv: list[str]) -> int:
