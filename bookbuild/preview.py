@@ -283,7 +283,13 @@ def build_downloads(root: Path, profile: str) -> None:
     ok = r.returncode == 0
     print(f"preview: the PDF and EPUB {'rebuilt' if ok else 'could not be rebuilt'} "
           f"({time.perf_counter() - t0:.1f} s)", file=sys.stdout if ok else sys.stderr, flush=True)
-    for ln in ([] if ok else r.stderr.decode("utf-8", "replace").splitlines()):
+    err = "" if ok else r.stderr.decode("utf-8", "replace")
+    if "Traceback (most recent call last)" in err:   # the engine itself did not start: where, in one line
+        from .worker import where_it_failed
+        print("bookbuild: the PDF and EPUB's build did not start" + where_it_failed(err, root), file=sys.stderr,
+              flush=True)
+        return
+    for ln in err.splitlines():
         if ln.strip() and "waiting for it" not in ln:
             print(ln, file=sys.stderr, flush=True)
 

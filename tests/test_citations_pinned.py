@@ -126,7 +126,7 @@ def test_each_book_cites_in_its_chosen_style():
     en = _citeproc("[@williams2009]\n", "en")
     assert en.startswith("(Williams et al. 2009)"), en
     zh = _citeproc("[@williams2009]\n", "zh")
-    assert zh.startswith("(Williams 等, 2009)"), zh
+    assert zh.startswith("（Williams 等，2009）"), zh   # full-width brackets and comma (notes/glossary.toml [typography])
     assert "WILLIAMS S, WATERMAN A, PATTERSON D, 2009. Roofline" in zh and "[J/OL]" in zh, zh
 
 

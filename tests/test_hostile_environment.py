@@ -39,8 +39,10 @@ def test_the_in_process_run_prints_what_a_fresh_process_prints(tmp_path, untouch
     data = data_copy(tmp_path, file, old, new)
     real = mlsysim_cli(tmp_path, data, *args)
     assert real.returncode == 2 and real.stdout == ""
-    line = one_line(real)
-    assert line.startswith(f"mlsysim: error: {data / file if file else 'argument --kv-bytes'}"), line
+    line = one_line(real)   # the data file named from the command's working folder (tmp_path), as a user typed it
+    named = (data / file).relative_to(tmp_path).as_posix() if file else "argument --kv-bytes"
+    assert line.startswith(f"mlsysim: error: {named}"), line
+    monkeypatch.chdir(tmp_path)   # the in-process run in the real command's working folder
     assert mlsysim_in_process(monkeypatch, capsys, data, *args) == (real.returncode, real.stdout, real.stderr)
     if file is None:   # nothing in the data changed: the session's own modules print the same
         assert mlsysim_in_process(monkeypatch, capsys, None, *args) == (real.returncode, real.stdout, real.stderr)

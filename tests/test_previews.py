@@ -20,7 +20,7 @@ APPENDIX = """<h1 id="app">Appendix</h1>
 def test_a_section_previews_its_heading_and_the_paragraph_after_it_without_ids():
     got = previews.element(APPENDIX, "sec-roof")
     assert got == ('<h2 ><span class="header-section-number">A.1</span> The roofline</h2>\n'
-                   '<p>Every call does <span class="mlsysim-v" data-attr="S.x_str">two</span> kinds of work.</p>')
+                   '<p>Every call does <span class="">two</span> kinds of work.</p>')
 
 
 def test_an_equation_previews_its_body_and_number_and_a_heading_without_a_paragraph_only_itself():
@@ -61,3 +61,14 @@ def test_the_title_block_reads_book_before_the_top_level_and_leaves_a_keyword_da
     assert f == {"subtitle": "Sub", "author": ["A", "B"], "date": ""}
     assert book_fields({"author": "One", "date": "2026-12-01"}) == {"subtitle": "", "author": ["One"], "date": "2026-12-01"}
     assert book_fields(None) == {"subtitle": "", "author": [], "date": ""}
+
+
+def test_a_held_copy_shows_its_numbers_without_their_behaviour():
+    """A preview held for another page copies computed numbers as text: no data-attr (the page's explanations
+    and the reader's choice would count it as a value of this page, without its name), no tab stop."""
+    from bookbuild.render.previews import element
+    body = ('<h2 id="sec-a">A</h2>\n<p>x <span class="mlsysim-v" data-attr="S.r_str">83</span> and '
+            '<span class="mlsysim-v big" data-attr="S.q_str" tabindex="0">1</span></p>')
+    got = element(body, "sec-a")
+    assert "data-attr" not in got and "mlsysim-v" not in got and "tabindex" not in got, got
+    assert ">83</span>" in got and 'class="big"' in got

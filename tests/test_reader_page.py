@@ -119,8 +119,10 @@ RATIO_CLAIM = {"file": "appendix/_cells/serving-ref.qmd", "line": 149,
 def test_a_failing_claim_is_said_once_after_its_sentence(open_page, path, message):
     page = open_page(path)
     assert page.locator(".mlsysim-claim-broken, .mlsysim-claim-marker").count() == 0   # the reference holds
-    failed = page.evaluate("() => Object.values(window.MLSYSIM_PAGE.variants.choices).flatMap(c => c.failed || [])")
-    assert failed == []                                                                # and so does every choice
+    # the choice the test breaks holds its claims of its own (another choice may fail one: it is marked there)
+    own = page.evaluate("k => window.MLSYSIM_PAGE.variants.choices[k].failed || []",
+                        "|".join(["H100", "Llama2_7B", page.evaluate("() => window.MLSYSIM_PAGE.variants.reference.precision")]))
+    assert own == []
     page.evaluate("g => { window.MLSYSIM_PAGE.variants.choices[['H100', 'Llama2_7B', window.MLSYSIM_PAGE.variants.reference.precision].join('|')].failed = [g]; }", RATIO_CLAIM)
     page.select_option("#mlsysim-choice-model", "Llama2_7B")
     markers = page.locator(".mlsysim-claim-marker", has_text=message)
@@ -234,7 +236,10 @@ def test_a_choice_that_cannot_be_computed_moves_to_one_that_can_and_says_so(open
     zh = open_page(ZH, "?accelerator=TPUv5e&model=Llama3_1_70B&precision=bf16")
     zstatus = zh.inner_text("#mlsysim-choice .mc-status")
     assert "无法为此选择计算" in zstatus and "放不进" in zstatus and ", " not in zstatus, zstatus
-    zh2 = open_page(ZH, "?accelerator=TPUv5p")
+    # an accelerator the registry holds no fp8 rate for (read from the registry, not named here)
+    from mlsysim import Hardware
+    no_fp8 = next(a.name for a in Hardware.Cloud if "fp8" not in a.precisions)
+    zh2 = open_page(ZH, f"?accelerator={no_fp8}")
     assert "未公布 fp8 算力" in zh2.inner_text("#mlsysim-choice .mc-status")
 
 

@@ -85,7 +85,10 @@ def test_every_link_resolves(book, profile):
             if a.find_parent(id="refs") is not None and parts.scheme == "https":
                 continue          # a DOI/URL in a bibliography entry: a link, not a load
             assert not parts.scheme and not parts.netloc, f"{page.name}: external link {href}"
-            target = page if not parts.path else (page.parent / unquote(parts.path)).resolve()
+            # a preview held for another page (<template id="xref-previews">) links from that page
+            held = a.find_parent(attrs={"data-page": True})
+            base = (page.parent / held["data-page"]) if held is not None else page
+            target = base if not parts.path else (base.parent / unquote(parts.path)).resolve()
             assert target.exists(), f"{page.name}: {href} -> missing {target}"
             if parts.fragment:
                 assert parts.fragment in ids(target), f"{page.name}: {href} -> no id"
