@@ -12,6 +12,8 @@
 """
 from __future__ import annotations
 
+import re
+
 from ..checks import Check, CheckContext
 from ..cache import file_digest
 from ..errors import BuildError, read_text
@@ -123,9 +125,10 @@ def no_chapters(ctx: CheckContext) -> list[str]:
 
 
 def scripts(ctx: CheckContext) -> list[BuildError]:
-    """No inline script reaches a page but the library's own (:data:`.hooks.LIBRARY_SCRIPTS`): one from raw
-    HTML in the prose or a cell's printed output is refused where it stands (the page's policy would not
-    run it either)."""
+    """No script reaches a page but the book's own: an inline one that is not the library's
+    (:data:`.hooks.LIBRARY_SCRIPTS`), or any ``<script src>``, from raw HTML in the prose or a cell's printed
+    output, is refused where it stands (the page's policy would not run the first; its 'self' would load the
+    second from any file in the book)."""
     from ..render.html import inline_script_hashes
     own, errors, seen = None, [], set()
     for book in ctx.books:
@@ -134,7 +137,9 @@ def scripts(ctx: CheckContext) -> list[BuildError]:
                 continue
             own = set(library_script_hashes()) if own is None else own
             for m in INLINE_SCRIPT.finditer(ec.markdown):
-                if not inline_script_hashes(m.group(0)) or inline_script_hashes(m.group(0))[0] in own:
+                # a <script src> is refused too: the policy's 'self' would load any file the book holds
+                loads = re.search(r"\ssrc\s*=", m.group("attrs") or "", re.I)
+                if not loads and (not inline_script_hashes(m.group(0)) or inline_script_hashes(m.group(0))[0] in own):
                     continue
                 o = ec.origin(ec.markdown.count("\n", 0, m.start()) + 1)
                 if (o.file, o.line) not in seen:
