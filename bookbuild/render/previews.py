@@ -18,9 +18,8 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 #: the cross-reference links pandoc wrote (the citations filter marks each ``quarto-xref``)
 XREF_LINK = re.compile(r'<a href="(?P<page>[^"#]+)#(?P<id>[^"]+)" class="quarto-xref"')
 ID_ATTR = re.compile(r'(?<=[\s"])id="[^"]*"\s?')
-#: what makes a computed number act (its explanation, the reader's choice): a held copy only shows it
+#: what makes an element of the page act (a value's explanation and choice, a tab stop): a held copy only shows
 VALUE_ATTR = re.compile(r'\s(?:data-attr|tabindex|aria-describedby)="[^"]*"')
-VALUE_CLASS = re.compile(r'(?<=class=")mlsysim-v(?: |(?="))')
 
 
 class _Spans(HTMLParser):
@@ -70,7 +69,7 @@ def element(body: str, ident: str, spans: _Spans | None = None) -> str | None:
         para = NEXT_PARA.match(body, end)
         if para:
             out += "\n" + para.group(1)
-    return VALUE_CLASS.sub("", VALUE_ATTR.sub("", ID_ATTR.sub("", out)))
+    return VALUE_ATTR.sub("", ID_ATTR.sub("", out))
 
 
 def templates(page: str, body: str, bodies: dict[str, str]) -> str:
