@@ -131,9 +131,10 @@ def test_a_raw_script_from_the_prose_or_a_cell_is_refused_where_it_stands(world)
                                  "<script src=\"assets/book.js\"></script>\n")
     r = world.run("render", "--profile", "en", "--formats", "html")
     assert r.returncode == 1
-    words = ("an inline <script> would reach the page (raw HTML in the prose, or printed by a cell): a page runs "
+    words = ("a <script> would reach the page (raw HTML in the prose, or printed by a cell): a page runs "
              "only the book's own scripts; remove it, or show the code as text (a fenced code block)")
-    # ... and a <script src>, which the policy's 'self' would load from any file the book holds
+    # ... and a <script src> of the book's own origin, which the policy's 'self' would load from any file the
+    # book holds (another origin's, the policy stops: test_every_page_carries_a_policy_that_stops_an_inline_handler)
     said = [ln for ln in r.stderr.splitlines() if not ln.startswith("Matplotlib is building the font cache")]
     assert said == [f"{CHAPTER}:{line + 2}: {words}", f"{CHAPTER}:{line + 4}: {words}",
                     f"{CHAPTER}:{line + 10}: {words}", "bookbuild: 3 problems"], r.stderr

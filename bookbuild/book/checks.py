@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from ..checks import Check, CheckContext
 from ..cache import file_digest
@@ -137,14 +138,17 @@ def scripts(ctx: CheckContext) -> list[BuildError]:
                 continue
             own = set(library_script_hashes()) if own is None else own
             for m in INLINE_SCRIPT.finditer(ec.markdown):
-                # a <script src> is refused too: the policy's 'self' would load any file the book holds
-                loads = re.search(r"\ssrc\s*=", m.group("attrs") or "", re.I)
+                # a <script src> of the book's own origin is refused too: the policy's 'self' would load any file
+                # the book holds (another origin's the policy stops)
+                src = re.search(r"""\ssrc\s*=\s*["']?([^"'\s>]*)""", m.group("attrs") or "", re.I)
+                loads = src is not None and not src.group(1).startswith("//") \
+                    and urlsplit(src.group(1)).scheme.lower() in ("", "file")
                 if not loads and (not inline_script_hashes(m.group(0)) or inline_script_hashes(m.group(0))[0] in own):
                     continue
                 o = ec.origin(ec.markdown.count("\n", 0, m.start()) + 1)
                 if (o.file, o.line) not in seen:
                     seen.add((o.file, o.line))
-                    errors.append(BuildError(o.file, o.line, "an inline <script> would reach the page (raw HTML "
+                    errors.append(BuildError(o.file, o.line, "a <script> would reach the page (raw HTML "
                                              "in the prose, or printed by a cell): a page runs only the book's own "
                                              "scripts; remove it, or show the code as text (a fenced code block)"))
     return errors
