@@ -195,6 +195,7 @@ class Builds:
         self.warm: Warm | None = None
         self.pid: int | None = None
         self.cancelled = False     # the last build was stopped by a newer save (:meth:`cancel`)
+        self.downloads: subprocess.Popen | None = None   # the PDF and EPUB's render (:func:`build_downloads`)
 
     def run(self, argv: list[str], root: Path) -> subprocess.CompletedProcess:
         self.cancelled = False
@@ -223,7 +224,17 @@ class Builds:
             procs.kill_tree(pid)
         return True
 
+    def stop_downloads(self) -> None:
+        """Stop the PDF and EPUB's render of an older save: it holds the build lock, and it may be running a
+        cell the newer save fixed (an endless one would hold the next build until its time limit)."""
+        proc, self.downloads = self.downloads, None
+        if proc is not None and proc.poll() is None:
+            procs.stop_politely([proc.pid])
+            if proc.poll() is None:
+                procs.kill_tree(proc.pid, group=True)
+
     def stop(self) -> None:
+        self.stop_downloads()
         pid, self.pid = self.pid, None
         if pid is not None and not procs.ended(pid):
             procs.register(pid, "polite")
@@ -276,10 +287,21 @@ def build_downloads(root: Path, profile: str) -> None:
     byte for byte; the build lock orders it with the next edit's build)."""
     t0 = time.perf_counter()
     try:
-        r = procs.run([sys.executable, "-m", "bookbuild", "render", "--profile", profile, "--root", str(root),
-                       "--formats", DOWNLOADS, "--stale-translations", "warn"], cwd=str(root), polite=True)
-    except (KeyboardInterrupt, OSError):
+        proc = subprocess.Popen([sys.executable, "-m", "bookbuild", "render", "--profile", profile, "--root",
+                                 str(root), "--formats", DOWNLOADS, "--stale-translations", "warn"],
+                                cwd=str(root), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError:
         return
+    BUILDS.downloads = proc
+    procs.register(proc.pid, "polite")
+    try:
+        out, err_bytes = proc.communicate()
+    finally:
+        procs.unregister(proc.pid)
+    if proc.returncode < 0 or BUILDS.downloads is not proc:   # stopped by a newer save: its files would be stale
+        return
+    r = subprocess.CompletedProcess(proc.args, proc.returncode, out, err_bytes)
     ok = r.returncode == 0
     print(f"preview: the PDF and EPUB {'rebuilt' if ok else 'could not be rebuilt'} "
           f"({time.perf_counter() - t0:.1f} s)", file=sys.stdout if ok else sys.stderr, flush=True)
@@ -610,6 +632,7 @@ def main(argv: list[str]) -> int:
         nonlocal opened
         state.set_building(True)
         try:
+            BUILDS.stop_downloads()   # a newer save: the older PDF and EPUB's render would hold the lock
             ok, lines, secs, deferred = build_once(root, profile, args.cell_timeout, True, args.memory_limit)
             if deferred:
                 report(ok, lines + [DEFERRED], secs)
