@@ -295,3 +295,16 @@ def test_the_language_switch_of_a_book_rendered_elsewhere_points_at_the_other_bo
     # rendered where the profile says: the profile's own folders
     (_, folder, _), = other_books(ROOT, "en", ROOT / "_book" / "en")
     assert folder == ROOT / "_book" / "zh"
+
+
+def test_quartos_search_texts_read_chinese_references_as_the_pages():
+    """Issue 38: the pages read "汇总于第 A.6 节" (cjk_xrefs), Quarto's search index still "汇总于 节 A.6"."""
+    import json
+    from bookbuild.quarto.post_render import cjk_xrefs_search
+    data = json.dumps([{"href": "a.html#x", "title": "x", "section": "见 节 A.1",
+                        "text": "各项输入汇总于 节 A.6，以便；见 节 A.1 和 节 A.3 与 表 A.1 中; see Section 3 here"}],
+                      ensure_ascii=False)
+    got = json.loads(cjk_xrefs_search(data, {"节": "第 {} 节"}))[0]
+    assert got["text"] == "各项输入汇总于第 A.6 节，以便；见第 A.1 节和第 A.3 节与 表 A.1 中; see Section 3 here"
+    assert got["section"] == "见第 A.1 节"
+    assert cjk_xrefs_search(data, {}) == data

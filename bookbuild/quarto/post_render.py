@@ -270,6 +270,26 @@ def cjk_xrefs(text: str, forms: dict[str, str]) -> str:
     return BOOK_XREF.sub(one, text)
 
 
+def cjk_xrefs_search(data: str, forms: dict[str, str]) -> str:
+    """Quarto's search.json with its texts' references as the pages read them after :func:`cjk_xrefs`
+    ("汇总于 节 A.6，" -> "汇总于第 A.6 节，"): the index holds each reference as plain text."""
+    cjk = re.compile("[" + _CJK + "]")
+    words = "|".join(re.escape(w) for w in sorted(forms, key=len, reverse=True))
+    ref = re.compile(r"(?P<before>(?<=[" + _CJK + r"]) )?(?P<word>" + words + r")[ \u00a0]"
+                     r"(?P<num>(?:[A-Z]|\d+)(?:\.\d+)*)(?P<after> (?=[" + _CJK + r"]))?")
+
+    def one(m: re.Match) -> str:
+        out = forms[m["word"]].replace("{}", m["num"])
+        return ((m["before"] or "") if not cjk.match(out[0]) else "") + out \
+            + ((m["after"] or "") if not cjk.match(out[-1]) else "")
+    entries = json.loads(data)
+    for e in entries if isinstance(entries, list) and words else []:
+        for key in ("text", "section", "title"):
+            if isinstance(e.get(key), str):
+                e[key] = ref.sub(one, e[key])
+    return json.dumps(entries, ensure_ascii=False)
+
+
 MATH = re.compile(r"<math\b[^>]*>(.*?)</math>", re.S)
 TEX = re.compile(r'<annotation encoding="application/x-tex">(.*?)</annotation>', re.S)
 
@@ -359,6 +379,8 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
         if numbers:
             index = renumber_search(index, numbers)
         index = search_without_tex(index, [t for _, _, _, t in pages])
+        if forms:
+            index = cjk_xrefs_search(index, forms)
         search.write_text(index, encoding="utf-8")
     if index is not None:   # Quarto's own index, for the bridge to answer its fetch from file: pages
         (out_dir / SEARCH_DATA).parent.mkdir(parents=True, exist_ok=True)
