@@ -108,6 +108,9 @@ software_version = "0.10.1"
 output_throughput = "15000 token/s"
 '''
 
+#: the new chapter, as both profiles list it
+NEW_CHAPTER = "lectures/lecture20-new-card.qmd"
+
 #: the chapter's cell file (lectures/_cells/lec20-new-card.qmd): LOAD -> EXECUTE -> GUARD -> OUTPUT
 CELL = '''```{python}
 #| label: calc-lec20-new-card
@@ -182,13 +185,19 @@ NewCard.roofline
 
 
 def _append(path: Path, text: str) -> None:
-    old = path.read_text(encoding="utf-8").rstrip("\n") + "\n" if path.exists() else ""
-    path.write_text(old + text, encoding="utf-8")
+    """``text`` at the end of ``path``, once: a project the author path already ran over is left as it is."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    if text.strip() in old:
+        return
+    path.write_text((old.rstrip("\n") + "\n" if old else "") + text, encoding="utf-8")
 
 
 def _after(path: Path, anchor: str, line: str) -> None:
+    """``line`` after the line ``anchor``, once."""
     text = path.read_text(encoding="utf-8")
     assert anchor in text, (path, anchor)
+    if line in text.splitlines():
+        return
     path.write_text(text.replace(anchor, anchor + "\n" + line, 1), encoding="utf-8")
 
 
@@ -199,7 +208,8 @@ def project_copy(dest: Path) -> Path:
 
 
 def add_registry_entries(root: Path) -> None:
-    """README, "Add an accelerator or a model": the source, the accelerator, its node, a model, a measurement."""
+    """README, "Add an accelerator or a model": the source, the accelerator, its node, a model, a measurement.
+    Idempotent: over a project that already holds them (the README's steps committed), nothing changes."""
     data = root / "mlsysim" / "data"
     _append(data / "sources.toml", SOURCE + MODEL_SOURCE)
     _append(data / "accelerators.toml", ACCELERATOR)
@@ -210,7 +220,7 @@ def add_registry_entries(root: Path) -> None:
 
 def add_chapter(root: Path, python: str = sys.executable) -> None:
     """notes/CHAPTERS.md: the chapter in both languages, its cell and names, listed in both profiles, the
-    translation stamped with ``python -m bookbuild translated``."""
+    translation stamped with ``python -m bookbuild translated``. Idempotent, as ``add_registry_entries``."""
     cells = root / "lectures" / "_cells"
     (cells / "lec20-new-card.qmd").write_text(CELL, encoding="utf-8")
     _append(cells / "names.toml", NAMES)

@@ -39,8 +39,10 @@ def _timed(what: str, run):
 
 def test_check_passes_with_the_authors_additions(authored):
     r = _timed("check", lambda: A.bookbuild(authored, "check", "--profile", "all"))
-    chapters = len(A.chapters(authored, "en"))
-    assert chapters == 4 and f"en (en): {chapters} chapters" in r.stdout and f"zh (zh): {chapters} chapters" in r.stdout
+    listed = A.chapters(authored, "en")
+    chapters = len(listed)
+    assert listed.count(A.NEW_CHAPTER) == 1 and A.NEW_CHAPTER.replace(".qmd", ".zh.qmd") in A.chapters(authored, "zh")
+    assert f"en (en): {chapters} chapters" in r.stdout and f"zh (zh): {chapters} chapters" in r.stdout
     # the new chapter is numbered after the lecture, its figure drawn in both languages
     idx = (authored / "_build" / "executed" / "en" / "lectures" / "lecture20-new-card.md").read_text(encoding="utf-8")
     assert "MI325X" in idx and "6.0" in idx   # the accelerator's name and its 6 TB/s, as the cell formats them
@@ -53,6 +55,21 @@ def test_the_tests_that_read_the_additions_pass_unedited(authored):
         cwd=authored, env=A.env(authored), capture_output=True, text=True, timeout=1200))
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
     assert re.search(r"\d+ passed", r.stdout) and " failed" not in r.stdout
+
+
+def test_the_authors_steps_over_an_authored_project_change_nothing(authored, tmp_path):
+    """The done-when run: the README's steps committed to a clone, then the whole suite, this file included,
+    runs over it; so the steps applied again leave every file as it was (no entry twice)."""
+    root = A.project_copy_of(authored, tmp_path / "again")
+    def files():
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+                if p.is_file() and "_build" not in p.parts and "_book" not in p.parts and "__pycache__" not in p.parts}
+    before = files()
+    A.add_registry_entries(root)
+    A.add_chapter(root)
+    after = files()
+    assert sorted(after) == sorted(before)
+    assert [k for k in before if before[k] != after[k]] == []
 
 
 def test_the_cli_lists_the_new_accelerator_and_model(authored):
