@@ -7,7 +7,21 @@ from pathlib import Path
 
 
 class MlsysimError(Exception):
-    """Base class of every error this package raises on purpose."""
+    """Base class of every error this package raises on purpose.
+
+    A reader's input the book refuses also carries what it means apart from its English words: ``code``
+    (a name, e.g. ``out_of_range``) and ``params`` (the input, the numbers, as texts), so a page words it in
+    its own language (the book's UI strings ``why_<code>``; bookbuild/book/ui/). The message stays English."""
+
+    def __init__(self, *args, code: str | None = None, **params) -> None:
+        super().__init__(*args)
+        self.code = code
+        self.params = {k: v if isinstance(v, str) else str(v) for k, v in params.items()}
+
+    @property
+    def why(self) -> dict[str, str] | None:
+        """``{"code": code, **params}``, or None for an error without a code."""
+        return {"code": self.code, **self.params} if self.code else None
 
 
 def shown_path(path: str | os.PathLike) -> str:
@@ -83,3 +97,7 @@ class UnitMismatchError(MlsysimError, TypeError):
 
 class ContextWindowError(MlsysimError, ValueError):
     """A context longer than the model's published context window."""
+
+
+class DoesNotFitError(MlsysimError, ValueError):
+    """The weights and the runtime reserve take all of a node's memory: nothing is left for attention state."""

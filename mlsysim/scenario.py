@@ -131,6 +131,16 @@ class Free:
             return f"{int(x):,}" if float(x).is_integer() else f"{x:,g}"
         return f"from {plain(self.low)} to {plain(self.high)}{unit}"
 
+    def range_why(self, value: Any) -> dict[str, Any]:
+        """What a value outside the range means, for a page to word in its language (:attr:`MlsysimError.why`)."""
+        got = value if isinstance(value, str) else repr(value)
+        if self.allowed:
+            return dict(code="not_one_of", key=self.key, allowed=", ".join(str(a) for a in self.allowed), got=got)
+        def plain(x: float) -> str:
+            return f"{int(x):,}" if float(x).is_integer() else f"{x:,g}"
+        return dict(code="out_of_range", key=self.key, low=plain(self.low), high=plain(self.high), unit=self.unit,
+                    got=got)
+
 
 def _f(key, unit, what, kind, chapter, en, zh, low=0.0, high=math.inf, allowed=()) -> Free:
     return Free(key, unit, what, kind, chapter, MappingProxyType({"en": en, "zh": zh}), low, high, tuple(allowed))
@@ -177,7 +187,7 @@ def _number(f: Free, value: Any) -> float:
     """``value`` (a number in ``f.unit``, or a quantity string) as a finite number in ``f.unit``."""
     hint = f"{f.key}: expected {f.what}" + (f" in {f.unit}" if f.unit else "")
     if isinstance(value, bool):
-        raise InputError(f"{hint}, got {value!r}")
+        raise InputError(f"{hint}, got {value!r}", code="not_a_number", key=f.key, got=value)
     if isinstance(value, (int, float)):
         x = float(value)
     else:
@@ -186,14 +196,16 @@ def _number(f: Free, value: Any) -> float:
             x = float(text)
         except ValueError:
             if f.kind != "quantity":
-                raise InputError(f"{hint}, a whole number, got {text!r}") from None
+                raise InputError(f"{hint}, a whole number, got {text!r}", code="not_a_number", key=f.key,
+                                 got=text) from None
             try:
                 q = Q_(text)
                 x = float(q.to(f.unit).magnitude)
             except Exception:  # noqa: BLE001 - pint's many parse and dimension errors: one message
-                raise InputError(f"{hint} (a number, or a quantity such as '6 {f.unit}'), got {text!r}") from None
+                raise InputError(f"{hint} (a number, or a quantity such as '6 {f.unit}'), got {text!r}",
+                                 code="not_a_quantity", key=f.key, unit=f.unit, got=text) from None
     if not math.isfinite(x) or not f.low <= x <= f.high:
-        raise InputError(f"{hint}, {f.range_text}, got {value!r}")
+        raise InputError(f"{hint}, {f.range_text}, got {value!r}", **f.range_why(value))
     return x
 
 
@@ -212,11 +224,12 @@ def _whole(f: Free, value: Any) -> int:
         except ValueError:
             x = math.nan
         if x not in f.allowed:
-            raise InputError(f"{f.key}: expected {f.what}, {f.range_text}, got {value!r}")
+            raise InputError(f"{f.key}: expected {f.what}, {f.range_text}, got {value!r}", **f.range_why(value))
         return int(x)
     x = _number(f, value)
     if x != int(x):
-        raise InputError(f"{f.key}: expected {f.what}, a whole number of {f.unit}, got {value!r}")
+        raise InputError(f"{f.key}: expected {f.what}, a whole number of {f.unit}, got {value!r}",
+                         code="not_whole", key=f.key, unit=f.unit, got=value)
     return int(x)
 
 
@@ -224,7 +237,8 @@ def _precision_name(key: str, value: Any, what: str) -> str:
     p = str(value).strip()
     allowed = FREE[key].allowed if key in FREE else tuple(PRECISION_BYTES)
     if p not in allowed:
-        raise InputError(f"{key}: unknown precision {p!r} for {what}; use one of {', '.join(allowed)}")
+        raise InputError(f"{key}: unknown precision {p!r} for {what}; use one of {', '.join(allowed)}",
+                         code="not_one_of", key=key, allowed=", ".join(allowed), got=p)
     return p
 
 
@@ -251,11 +265,13 @@ def _check_inputs() -> None:
                     _precision_name(f.key, table[key], f.what)
                 elif f.kind == "quantity":
                     if not isinstance(table[key], str):
-                        raise InputError(f"expected a quantity in quotes such as '1 {f.unit}', got {table[key]!r}")
+                        raise InputError(f"expected a quantity in quotes such as '1 {f.unit}', got {table[key]!r}",
+                                         code="not_a_quantity", key=f.key, unit=f.unit, got=repr(table[key]))
                     _number(f, table[key])
                 else:
                     if not isinstance(table[key], int) or isinstance(table[key], bool):
-                        raise InputError(f"expected a whole number, got {table[key]!r}")
+                        raise InputError(f"expected a whole number, got {table[key]!r}", code="not_whole", key=f.key,
+                                         got=repr(table[key]))
                     _whole(f, table[key])
             except InputError as e:
                 raise RegistryError(f"{where}: {table_name}.{key}: {str(e).removeprefix(f.key + ': ')}") from None
@@ -402,9 +418,11 @@ def _lecture_inputs(free: Mapping[str, Any]) -> LectureInputs:
     session = Q_(2 * model.layers * model.kv_heads * model.head_dim * 2 * int(context), "byte")  # K = S k, 16-bit
     if budget < session:   # the lecture prices a card that holds its standing session
         gb = session.to("GB").magnitude
-        raise InputError(f"lecture_kv_budget: {budget.to('GB').magnitude:,g} GB holds no standing session of "
-                         f"{int(context):,} tokens ({_three(gb)} GB each); choose a budget of at "
-                         f"least {_three(gb, up=True)} GB or a shorter session context")
+        have, each, least = f"{budget.to('GB').magnitude:,g}", _three(gb), _three(gb, up=True)
+        raise InputError(f"lecture_kv_budget: {have} GB holds no standing session of {int(context):,} tokens "
+                         f"({each} GB each); choose a budget of at least {least} GB or a shorter session context",
+                         code="budget_too_small", key="lecture_kv_budget", budget=have, context=f"{int(context):,}",
+                         each=each, least=least)
     return LectureInputs(kv_heads=int(kv_heads), context=int(context), kv_budget=budget,
                          link_bandwidth=q("link_bandwidth", "GB/s"), prefill_rate=q("prefill_rate", "flop/second"),
                          t_model=q("t_model", "second"), t_tool=q("t_tool", "second"), model=model)
@@ -426,7 +444,8 @@ def scenario(accelerator: str | None = None, model: str | None = None, precision
     out_of_scope = SPACE.not_offered.get(m.name)
     if out_of_scope is not None:
         raise NotOfferedError(f"{m.display_name} is not offered: " +
-                              choice_space.NOT_OFFERED[out_of_scope["why"]].format(**out_of_scope))
+                              choice_space.NOT_OFFERED[out_of_scope["why"]].format(**out_of_scope),
+                              code="not_offered", model=m.display_name)
     want = precision or REFERENCE["precision"]
     if want not in PRECISION_BYTES:
         raise UnknownEntryError(f"unknown precision {want!r}; available: {', '.join(PRECISION_BYTES)}")
@@ -444,7 +463,8 @@ def scenario(accelerator: str | None = None, model: str | None = None, precision
     wanted_ctx = _whole(ctx, free["context"]) if "context" in free else int(INPUTS.get("context", 32_768))
     if "context" in free and not cap_context and m.context_length and wanted_ctx > m.context_length:
         raise InputError(f"context: {wanted_ctx:,} tokens exceeds {m.display_name}'s context window of "
-                         f"{m.context_length:,} tokens")
+                         f"{m.context_length:,} tokens", code="past_window", key="context",
+                         context=f"{wanted_ctx:,}", model=m.display_name, window=f"{m.context_length:,}")
     context = min(wanted_ctx, m.context_length) if m.context_length else wanted_ctx   # the book's: capped
     batch = _whole(FREE["batch"], free["batch"]) if "batch" in free else int(INPUTS.get("batch", 64))
     return Scenario(a, m, node, used, want, kv_precision=kv, context=context, batch=batch,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -224,7 +225,35 @@ def test_invalid_input_gets_a_plain_message(en):
     assert last["invalid"] == ("bandwidth: expected the accelerator's memory bandwidth in TB/s, "
                               "from 0.01 to 100 TB/s, got '-1'")   # the CLI's words (mlsysim.scenario.FREE)
     text = en.inner_text("#mlsysim-choice")
-    assert "bandwidth: " in text and "Traceback" not in text
+    import mlsysim.scenario as S   # the page words it with the input's label (en.toml's [reader.why])
+    assert f"Not computed: {S.FREE['bandwidth'].label['en']}: expected a value from 0.01 to 100 TB/s, got -1" in text
+    assert "Traceback" not in text
+
+
+def test_a_refused_input_is_said_in_the_pages_language(context, server):
+    """The Chinese page words what the library refuses in Chinese, the input named by its Chinese label
+    (mlsysim.scenario.FREE), never the library's English line: the range, a whole number, the lecture's
+    budget. The sentences as zh.toml's [reader.why] words them, filled by hand."""
+    import mlsysim.scenario as S
+    zh = open_page(context, server, ZH + "?live=1")
+    status = lambda: zh.inner_text("#mlsysim-choice .mc-status")   # noqa: E731
+    last = compute(zh, {"accelerator": "H100", "model": "Llama3_1_70B", "bandwidth": "-1"})
+    assert last["why"] == {"code": "out_of_range", "key": "bandwidth", "low": "0.01", "high": "100", "unit": "TB/s",
+                           "got": "-1"}
+    assert f"未计算：{S.FREE['bandwidth'].label['zh']}：应在 0.01 到 100 TB/s 之间（输入为 -1）" in status()
+    compute(zh, {"accelerator": "H100", "model": "Llama3_1_70B", "batch": "2.5"})
+    assert f"{S.FREE['batch'].label['zh']}：应为整数（输入为 2.5）" in status()
+    assert not re.search(r"expected|got|[A-Za-z]+Error", status()), status()
+    zh.close()
+    lec = open_page(context, server, "zh/lectures/lecture19-agent-stalls.zh.html?live=1")
+    # 0.5 GB cannot hold the lecture's standing session: 2 × 32 layers × 8 KV heads × 128 × 2 B × 16,384 tokens
+    # = 2^31 B = 2.15 GB (by hand), so a budget of at least 2.15 GB
+    compute(lec, {"lecture_kv_budget": "0.5"})
+    text = lec.inner_text("#mlsysim-choice .mc-status")
+    assert (f"{S.FREE['lecture_kv_budget'].label['zh']}：0.5 GB 放不下一个 16,384 词元的常驻会话（每个 2.15 GB）；"
+            "请选择至少 2.15 GB 的预算，或更短的会话上下文") in text, text
+    assert lec.outside == [] and lec.errors == []
+    lec.close()
 
 
 def test_figures_are_redrawn_for_the_choice(en):

@@ -5,6 +5,7 @@ for this: the step's ``apply`` works on any folder of pages."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -44,7 +45,9 @@ def test_the_live_folder_and_each_pages_live_data_reach_quartos_book(tmp_path):
     assert json.loads((out / "appendix" / "ref.live.json").read_text(encoding="utf-8"))["chapter"] == "appendix"
     page = (out / "appendix" / "ref.html").read_text(encoding="utf-8")
     assert page.count(MARK) == 4 and '<script src="ref.data.js" charset="utf-8"></script>' in page
-    assert "Content-Security-Policy" not in page   # Quarto's pages carry none of ours: nothing to widen there
+    # Quarto's pages carry the book's policy, with what live mode needs (bookbuild/quarto/policy.py)
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)[1]
+    assert "'wasm-unsafe-eval'" in re.search(r"script-src ([^;]*)", policy)[1]
     assert apply(out, additions, ["appendix/ref.qmd"], []) == changed   # a second run replaces, never doubles
     assert (out / "appendix" / "ref.html").read_text(encoding="utf-8") == page
 

@@ -110,3 +110,58 @@ def test_the_page_carries_its_scripts_strings():
 
     assert data(plain)["ui"] == {"reader": table("zh", "reader")}
     assert data(with_live)["ui"] == {"reader": table("zh", "reader"), "live": table("zh", "live")}
+
+
+# ─────────── why an input or a choice is not computed: the library's codes, worded in every language ───────────
+
+def _codes_raised() -> dict[str, set[str]]:
+    """Every code mlsysim gives an error (``code="..."`` at a raise, or a ``range_why`` dict), with the values
+    it names, read from the library's source."""
+    import ast
+    out: dict[str, set[str]] = {}
+    for path in (ROOT / "mlsysim").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                kw = {k.arg: k.value for k in node.keywords if k.arg}
+                code = kw.get("code")
+                if isinstance(code, ast.Constant) and isinstance(code.value, str):
+                    out.setdefault(code.value, set()).update(k for k in kw if k != "code")
+    # Free.range_why returns its dicts (dict(code=..., ...)): the same reading covers them
+    return out
+
+
+def test_every_error_a_reader_can_meet_carries_its_meaning():
+    """An error a reader's input or choice can raise (InputError, DoesNotFitError, NotOfferedError) says
+    what it means (a code), so the page can word it in its language: a raise without one is found here."""
+    import ast
+    bare = []
+    for path in (ROOT / "mlsysim").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                name = getattr(node.exc.func, "id", getattr(node.exc.func, "attr", ""))
+                if name in ("InputError", "DoesNotFitError", "NotOfferedError"):
+                    if not any(k.arg in ("code", None) for k in node.exc.keywords):
+                        bare.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert bare == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_code_is_worded_in_every_language_with_the_values_it_has(lang):
+    codes = _codes_raised()
+    assert {"out_of_range", "not_one_of", "does_not_fit", "past_window", "budget_too_small"} <= set(codes)
+    why = table(lang, "reader")["why"]
+    assert sorted(why) == sorted(codes), f"{lang}.toml [reader.why] against the codes mlsysim raises"
+    page_words = {"input", "unit"}   # what live.js words itself (the input's label and unit)
+    for code, template in why.items():
+        named = set(re.findall(r"\{(\w+)\}", template))
+        assert named <= codes[code] | page_words, (lang, code, named - codes[code] - page_words)
+
+
+def test_the_range_codes_name_the_ranges_values():
+    """range_why builds its dict by name (not at a raise): its codes and values, by hand."""
+    import mlsysim.scenario as S
+    f = S.FREE["bandwidth"]
+    assert f.range_why("-1") == {"code": "out_of_range", "key": "bandwidth", "low": "0.01", "high": "100",
+                                 "unit": "TB/s", "got": "-1"}
+    g = next(x for x in S.FREE.values() if x.allowed)
+    assert g.range_why(3)["code"] == "not_one_of" and g.range_why(3)["got"] == "3"

@@ -244,6 +244,8 @@ def compact(results: list[dict[str, Any]], reference: dict[str, str],
                                  if k in r}
         if "error" in r:
             entry["error"] = r["error"]
+            if "why" in r:
+                entry["why"] = r["why"]
         else:
             vals = r["values"]
             entry["v"] = [None if vals.get(a) == reference.get(a) else index(vals.get(a)) for a in attrs]

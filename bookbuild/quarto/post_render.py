@@ -23,6 +23,9 @@ What a reader's check finds in Quarto's own chrome is mended in its markup, the 
 a skip link to the text as the first tab stop (in the book's language, right after ``<body>``), the
 previous/next links named by what they show (their number too), and the headers of collapsible callouts
 made buttons (Quarto gives them aria-expanded but no role).
+
+Each page gets the Content-Security-Policy our pages have (:mod:`.policy`): Quarto's own scripts and the
+layer's run; a script the prose or a cell's output put into the page's text is made inert and said.
 """
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ from ..render.html import ASSETS as RENDER_ASSETS, scroll_boxes_tag
 from ..render.pages import page_for, relpath, source_key
 from ..render.strings import ui
 from ..settings import Settings, quarto_environment
+from .policy import with_policy
 
 ASSETS = Path(__file__).parent / "assets"
 BRIDGE_JS = "assets/quarto-bridge.js"
@@ -386,9 +390,9 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
         (out_dir / SEARCH_DATA).parent.mkdir(parents=True, exist_ok=True)
         (out_dir / SEARCH_DATA).write_text("window.MLSYSIM_QUARTO_SEARCH = " + index
                                            .replace("</", "<\\/") + ";\n", encoding="utf-8")
-    for rel, src in sorted({**additions.assets, BRIDGE_JS: ASSETS / "quarto-bridge.js",
-                            BRIDGE_CSS: ASSETS / "quarto-bridge.css",
-                            SCROLL_BOXES_JS: RENDER_ASSETS / "scroll-boxes.js"}.items()):
+    assets = {**additions.assets, BRIDGE_JS: ASSETS / "quarto-bridge.js", BRIDGE_CSS: ASSETS / "quarto-bridge.css",
+              SCROLL_BOXES_JS: RENDER_ASSETS / "scroll-boxes.js"}
+    for rel, src in sorted(assets.items()):
         (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, out_dir / rel)
     for source, f, add, text in pages:
@@ -403,8 +407,14 @@ def apply(out_dir: Path, additions: Additions, chapters: list[str], others,
         start = skip_link(text, page_language)
         if forms:
             text = cjk_xrefs(text, forms)
-        f.write_text(page_text(quarto_chrome(renumber_links(text, page, numbers), f), head, body, start),
-                     encoding="utf-8")
+        text = page_text(quarto_chrome(renumber_links(text, page, numbers), f), head, body, start)
+        ours = set(assets) | set(add.files) | {src for src, _ in add.scripts}
+        text, inert = with_policy(text, page, set(additions.own_scripts), ours, add.policy)
+        if inert:
+            print(f"post-render: {page}: {inert} script{'s' if inert > 1 else ''} in the page's text "
+                  "(raw HTML or a cell's output) not the book's own: made inert, as the page's policy runs only "
+                  "the book's scripts", file=sys.stderr)
+        f.write_text(text, encoding="utf-8")
     return [f for _, f, _, _ in pages]
 
 

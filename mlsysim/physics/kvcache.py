@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from ..units import Q_
+from ..errors import DoesNotFitError
 from ._check import need, number
 from .equations import equation
 
@@ -54,8 +55,9 @@ def kv_pool(node_memory, weights, reserve):
     pool = (need(node_memory, "byte", "node_memory") - need(weights, "byte", "weights")
             - need(reserve, "byte", "reserve")).to("byte")
     if pool.magnitude <= 0:
-        raise ValueError(f"the weights and reserve ({(weights + reserve).to('GB'):.1f~}) do not fit in "
-                         f"{node_memory.to('GB'):.1f~}: no memory is left for attention state")
+        needed, memory = f"{(weights + reserve).to('GB'):.1f~}", f"{node_memory.to('GB'):.1f~}"
+        raise DoesNotFitError(f"the weights and reserve ({needed}) do not fit in {memory}: no memory is left for "
+                              "attention state", code="does_not_fit", needed=needed, memory=memory)
     return pool
 
 

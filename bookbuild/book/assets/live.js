@@ -182,7 +182,7 @@
       "def live_inputs(choice_json):",
       "    return json.dumps(R.free_inputs(LIVE['chapter'], json.loads(choice_json), LIVE['precision']))",
       "def live_check(choice_json):",
-      "    return R.check_inputs(json.loads(choice_json), LIVE['precision'])"
+      "    return json.dumps(R.input_problem(json.loads(choice_json), LIVE['precision']))"
     ].join("\n"));
     try { py.FS.syncfs(false, function () {}); } catch (e) { /* nothing to keep */ }
   }
@@ -315,22 +315,31 @@
     });
     return done;
   }
+  /* why an input or a choice is not computed, in the page's language: the error's meaning worded by the
+     page's table (reader.js's reason), with the input's label and unit as this page names them; the
+     library's English line where the error carries no meaning (a cell's own failure) */
+  function worded(why, text) {
+    var f = why && why.key ? inputs.filter(function (i) { return i.key === why.key; })[0] : null;
+    var extra = { input: f ? (f.label[api.lang] || f.label.en) : why && why.key || "",
+                  unit: f && f.unit ? " " + (units[f.unit] || f.unit) : "" };
+    return (api.reason && api.reason(why, extra)) || String(text).replace(/^[A-Za-z]+Error:\s*/, "");
+  }
   async function compute(c) {
     var t = performance.now();
     inputs.forEach(function (f) { fields[f.key].classList.remove("mc-live-bad"); });
-    var bad = py.globals.get("live_check")(JSON.stringify(c));
-    if (bad) {
-      window.MLSYSIM_LIVE.last = { choice: c, invalid: bad };
-      var key = bad.split(":")[0];
+    var bad = JSON.parse(py.globals.get("live_check")(JSON.stringify(c)));
+    if (bad.text) {
+      window.MLSYSIM_LIVE.last = { choice: c, invalid: bad.text, why: bad.why || null };
+      var key = (bad.why && bad.why.key) || bad.text.split(":")[0];
       if (fields[key]) fields[key].classList.add("mc-live-bad");
-      say([{ cls: "mcs-error", text: T("invalid", { reason: bad }) }]);
+      say([{ cls: "mcs-error", text: T("invalid", { reason: worded(bad.why, bad.text) }) }]);
       return null;
     }
     var res = JSON.parse(py.globals.get("live_compute")(JSON.stringify(c)));
     var mine = ++generation;
     if (res.error) {
       window.MLSYSIM_LIVE.last = { choice: c, result: res, figures: [] };
-      say([{ cls: "mcs-error", text: T("invalid", { reason: res.error.replace(/^[A-Za-z]+Error:\s*/, "") }) }]);
+      say([{ cls: "mcs-error", text: T("invalid", { reason: worded(res.why, res.error) }) }]);
       return null;
     }
     var values = {};   /* a value declared reference-only describes the reference: never swapped */

@@ -179,14 +179,20 @@
     var m = /^(.*) publishes no (\S+) rate: (\S+) is used$/.exec(note);
     return m ? T("no_rate", { accelerator: m[1], precision: m[2], used: m[3] }) : note;
   }
-  /* why a choice cannot be computed, in plain words and the reader's language: never the exception's
-     own text (the build's message stays in the choice's data, for authors) */
-  function plainError(err) {
-    var m = /the weights and reserve \(([^)]*)\) do not fit in ([^:]*)/.exec(String(err));
-    if (m) return T("fit_error", { reserve: m[1], memory: m[2].trim() });
-    if (/is not offered/.test(String(err))) return T("not_offered_reason");
-    return T("uncomputable");
+  /* why a choice or an input cannot be computed, in the reader's language: what the error means (its
+     "why": mlsysim.errors.MlsysimError.why, a code and its values, kept in the choice's data beside the
+     library's English line) worded by the page's why table ([reader.why] of ui/<lang>.toml); "extra":
+     values the page words itself (live.js: the input's label and unit). Null for an error without one. */
+  var W = texts(T.table.why);
+  function reason(why, extra) {
+    if (!why || !W.table.hasOwnProperty(why.code)) return null;
+    var v = {}, k;
+    for (k in why) v[k] = why[k];
+    for (k in extra || {}) v[k] = extra[k];
+    return W(why.code, v);
   }
+  /* a choice the build could not compute: its reason, or plain words (never the exception's own text) */
+  function plainError(c) { return reason(c.why) || T("uncomputable"); }
   /* why a registry model is not offered (mlsysim/choice_space.py NOT_OFFERED), in the page's language */
   function whyNot(o) { return o.why === "sliding_window" ? T("not_offered_sliding_window", o) : T("not_offered_reason"); }
   function choiceText(c) { return T("choice", { accelerator: c.accelerator, model: c.model, bits: c.bits ? T("bits", { bits: c.bits }) : (c.precision || "") }); }
@@ -326,7 +332,7 @@
     if (!c) return false;
     if (c.error) {
       var prev = current ? V.choices[current] : V.choices[refKey];
-      lines.push({ cls: "mcs-error", text: T("cannot", { choice: choiceText(c), reason: plainError(c.error) }) });
+      lines.push({ cls: "mcs-error", text: T("cannot", { choice: choiceText(c), reason: plainError(c) }) });
       lines.push({ cls: "mcs-error", text: T("kept", { choice: choiceText(prev) }) });
       setStatus(lastLines.concat(lines));
       /* the selects show what the page shows: back to the choice still on the page */
@@ -446,7 +452,7 @@
       var alt = firstComputable(a, m, p) || (accelChanged ? firstComputable(a, null, p) : firstComputable(null, m, p));
       if (!alt || !failed) return false;
       var lines = (extra || []).concat([
-        { cls: "mcs-error", text: T("cannot", { choice: choiceText(failed), reason: plainError(failed.error) }) },
+        { cls: "mcs-error", text: T("cannot", { choice: choiceText(failed), reason: plainError(failed) }) },
         { cls: "mcs-note", text: T("instead", { choice: choiceText(V.choices[alt]) }) }]);
       var k = alt.split("|");
       selA.value = k[0];
@@ -498,7 +504,8 @@
          {attr: text}, failed: [{file, line, message, zh, protects}], figures: [keys live.js redrew],
          node?, precision?, note?, choice?: {accelerator, model}}); null entry = the reference.
        bar, status(lines), lang, params, select: {accelerator, model} (the choice bar's selects or null),
-       T: live.js's strings (the page's P.ui.live), as T above. */
+       T: live.js's strings (the page's P.ui.live), as T above; reason(why, extra): an error's meaning in the
+       page's language, as for a choice (above), or null. */
   function liveControl(box) {
     var LV = P.live;
     if (!LV || !box) return;
@@ -524,7 +531,7 @@
     }
     btn.addEventListener("click", start);
     var API = window.MLSYSIM_READER = {
-      lang: lang, params: params, bar: box, button: btn, live: LV, T: texts(P.ui && P.ui.live),
+      lang: lang, params: params, bar: box, button: btn, live: LV, T: texts(P.ui && P.ui.live), reason: reason,
       select: selA && selM ? { accelerator: selA, model: selM, precision: selP } : null,
       status: function (ls) { setStatus(ls); lastLines = ls; },
       /* after a failure of live mode: the page as built is what the reader has; a link to it without live */

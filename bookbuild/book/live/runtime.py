@@ -48,6 +48,13 @@ def error_text(e: BaseException) -> str:
     return " ".join(f"{type(e).__name__}: {e}".split())[:ERROR_CHARS]
 
 
+def error_fields(e: BaseException) -> dict[str, Any]:
+    """``error``: the one line (English, as mlsysim words it); ``why``: what it means, for the page to word in
+    its own language (``mlsysim.errors.MlsysimError.why``), when the error says."""
+    why = getattr(e, "why", None)
+    return {"error": error_text(e), **({"why": dict(why)} if why else {})}
+
+
 def _filename(root: str, rel: str) -> str:
     return root.rstrip("/") + "/" + rel
 
@@ -159,7 +166,7 @@ def run_choice(cells: list[dict], choice: dict[str, Any], *, root: str, precisio
         res["error"] = timeout_text
         return res, None
     except Exception as e:  # noqa: BLE001 - a choice the cells cannot compute is shown as such
-        res["error"] = error_text(e)
+        res.update(error_fields(e))
         return res, None
     res["values"], res["reference_only"] = class_strs(module.__dict__)
     prefix = root.rstrip("/") + "/"
@@ -246,13 +253,19 @@ def free_inputs(chapter: str, choice: dict[str, Any], precision: str) -> list[di
     return out
 
 
-def check_inputs(choice: dict[str, Any], precision: str) -> str:
-    """The one-line message of the first invalid input of ``choice`` (``mlsysim.scenario`` validates), or ""."""
+def input_problem(choice: dict[str, Any], precision: str) -> dict[str, Any]:
+    """The first invalid input of ``choice`` (``mlsysim.scenario`` validates): ``{"text": its one line,
+    "why": what it means}`` (see :func:`error_fields`), or ``{}``."""
     import mlsysim.scenario as S
     from mlsysim.errors import MlsysimError
     try:
         S.scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision") or precision,
                    **{k: v for k, v in choice.items() if k not in ("accelerator", "model", "precision")})
     except MlsysimError as e:
-        return str(e)
-    return ""
+        return {"text": str(e), **({"why": dict(e.why)} if e.why else {})}
+    return {}
+
+
+def check_inputs(choice: dict[str, Any], precision: str) -> str:
+    """The one-line message of the first invalid input of ``choice``, or ""."""
+    return input_problem(choice, precision).get("text", "")
