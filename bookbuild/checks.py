@@ -129,5 +129,35 @@ def check_bibliography(ctx: CheckContext) -> list[BuildError]:
     return errors
 
 
+def check_files(ctx: CheckContext) -> list[BuildError]:
+    """Every file a chapter names for a page to show or a writer to embed (an image, a file its raw HTML or a
+    cell's printed HTML names: :mod:`bookbuild.media`) is a file of the project, never the network's."""
+    from . import pandoc_ast as A
+    from .media import file_of, problem, raw_files, value
+    errors: list[BuildError] = []
+    seen = set()
+    for book in ctx.books:
+        for ec in ctx.executed[book.profile]:
+            base = (ctx.root / ec.source).parent
+            for el in A.iter_elements(ctx.ast(book.profile, ec.source.as_posix())["blocks"]):
+                named = []
+                if el["t"] == "Image":
+                    named = [("image", el["c"][2][0], el["c"][2][0])]
+                elif el["t"] in ("RawBlock", "RawInline") and str(el["c"][0]).lower() in ("html", "html5", "html4"):
+                    for _t, tag, m in raw_files(el["c"][1]):
+                        srcset = m["attr"].lower() == "srcset"
+                        named.append((f"raw HTML <{tag}{' srcset' if srcset else ''}>" + ("" if srcset else " file"),
+                                      value(m) if srcset else file_of(value(m)), value(m)))
+                for what, name, written in named:
+                    why = problem(ctx.root, base, what, name) if name else None
+                    if why is None:
+                        continue
+                    file, line = _where(ec, written)
+                    if (file, line, why) not in seen:
+                        seen.add((file, line, why))
+                        errors.append(BuildError(file, line, why))
+    return errors
+
+
 CHECKS = [Check("references", check_references), Check("citations", check_citations),
-          Check("bibliography", check_bibliography)]
+          Check("bibliography", check_bibliography), Check("files", check_files)]

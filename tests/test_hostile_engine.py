@@ -335,14 +335,64 @@ def test_an_image_outside_the_project_is_one_line_and_not_copied(world):
     elsewhere.mkdir()
     (elsewhere / "secret.svg").write_text(f"<svg xmlns='http://www.w3.org/2000/svg'><!-- {SECRET} --></svg>",
                                           encoding="utf-8")
-    world.append(CHAPTER, "\n![A picture](../../elsewhere/secret.svg)\n")
+    line = world.append(CHAPTER, "\n![A picture](../../elsewhere/secret.svg)\n")
     r = world.run("render", "--profile", "en", "--formats", "html")
-    assert r.returncode == 1
-    assert one_line(r) == (f"{CHAPTER}: image ../../elsewhere/secret.svg is outside the project "
+    assert r.returncode == 1   # the render's checks say it at its line, before anything is written
+    assert one_line(r) == (f"{CHAPTER}:{line}: image ../../elsewhere/secret.svg is outside the project "
                            f"({(elsewhere / 'secret.svg').resolve()}): a chapter may show only files of the "
-                           "book's own folder; nothing was replaced: _book/en left as before")
+                           "book's own folder")
     _nothing_of_the_secret(world.root)
     assert not (world.root / "_book").exists()
+
+
+def test_files_raw_html_names_outside_the_project_are_refused_by_check_render_and_quartos_pre_render(world):
+    """Pandoc's EPUB writer embeds what raw HTML names (an <img>, a <video>'s src or poster, an <object>'s
+    data): a file outside the project, named by the prose or printed by a cell, would travel inside the EPUB.
+    ``check`` names each at its line, all at once; ``render`` refuses before writing; Quarto's pre-render step
+    refuses the prose's before Quarto renders. A code block is text, not read."""
+    elsewhere = world.tmp / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "secret.svg").write_text(f"<svg xmlns='http://www.w3.org/2000/svg'><!-- {SECRET} --></svg>",
+                                          encoding="utf-8")
+    (world.root / "appendix" / "link.svg").symlink_to(elsewhere / "secret.svg")
+    first = world.append(CHAPTER, '\n<img src="../../elsewhere/secret.svg" alt="x">\n\n'
+                                  f'A <video poster="{elsewhere / "secret.svg"}"></video> and <img src="link.svg" alt="">.\n\n'
+                                  '<img srcset="a.svg 1x, b.svg 2x" alt="">\n\n'
+                                  '```\n<img src="/etc/hostname"> in a code block\n```\n')
+    r = world.run("check", "--profile", "en")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    real = (elsewhere / "secret.svg").resolve()
+    assert r.stderr.splitlines() == [
+        f"{CHAPTER}:{first}: raw HTML <img> file ../../elsewhere/secret.svg is outside the project ({real}): a "
+        "chapter may show only files of the book's own folder",
+        f"{CHAPTER}:{first + 2}: raw HTML <video> file {elsewhere / 'secret.svg'} is outside the project ({real}): a "
+        "chapter may show only files of the book's own folder",
+        f"{CHAPTER}:{first + 2}: raw HTML <img> file link.svg is outside the project ({real}): a "
+        "chapter may show only files of the book's own folder",
+        f"{CHAPTER}:{first + 4}: raw HTML <img srcset> names a.svg 1x, b.svg 2x: a chapter's raw HTML names a file "
+        "with src (one file), so that every format shows the same one",
+        "bookbuild: 4 problems"], r.stderr
+    r = world.run("render", "--profile", "en", "--formats", "html,epub")
+    assert r.returncode == 1 and not (world.root / "_book").exists(), r.stderr
+    from bookbuild.quarto.pre_render import named_outside
+    said = [e.format() for e in named_outside(world.root, "en")]
+    assert said == r.stderr.splitlines()[:4] or said == [ln for ln in r.stderr.splitlines() if ln.startswith(CHAPTER)]
+    _nothing_of_the_secret(world.root)
+
+
+def test_a_file_raw_html_names_inside_the_project_reaches_every_format(world):
+    """The same rule's other side: a raw <img> of the book's own folder is copied beside the page (HTML) and
+    embedded in the EPUB, as a markdown image is."""
+    import zipfile
+    (world.root / "appendix" / "mark.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'><!-- a mark 5e1 --></svg>",
+                                                      encoding="utf-8")
+    world.append(CHAPTER, '\n<img src="mark.svg" alt="A mark">\n')
+    r = world.run("render", "--profile", "en", "--formats", "html,epub")
+    assert r.returncode == 0, r.stderr
+    assert b"a mark 5e1" in (world.root / "_book/en/appendix/mark.svg").read_bytes()
+    (epub,) = (world.root / "_book/en").glob("*.epub")
+    z = zipfile.ZipFile(epub)
+    assert any(b"a mark 5e1" in z.read(n) for n in z.namelist() if n.endswith(".svg"))
 
 
 @pytest.mark.parametrize("key, value, words", [

@@ -7,6 +7,10 @@ characters the Chinese book can print (:func:`book_characters`), as bookbuild's 
 characters are those of every file the Chinese book's text comes from (its chapters, the cells both
 languages include, the library's Chinese wording, the interface strings, the bibliography and its style),
 a superset of what it prints. The file is written only when its bytes change (two renders: the same file).
+
+And, before Quarto writes anything, the files the chapters' prose names (images, and what raw HTML names,
+which pandoc's EPUB writer embeds): each a file of the project, never the network's (:mod:`bookbuild.media`,
+the rule ``check`` and our renderer hold; what a cell prints is held by ``check``, which runs the cells).
 """
 from __future__ import annotations
 
@@ -14,10 +18,12 @@ import sys
 from pathlib import Path
 
 from ..errors import BuildError
+from ..media import named_files, problem
 from ..project import load_book, profiles
 from ..render.epub import cjk_subset
 from ..render.pdf import CJK_RE, require_cjk_font_dir
 from ..settings import Settings, quarto_environment
+from ..source import parse
 
 FONT = Path("_build/quarto/epub/NotoSerifCJKsc-book.otf")
 #: where the Chinese book's text comes from besides its chapters (globs under the project)
@@ -49,12 +55,35 @@ def write_font(root: Path, profile: str, font_dir: str | None = None) -> Path | 
     return out
 
 
+def named_outside(root: Path, profile: str) -> list[BuildError]:
+    """Every file the prose of ``profile``'s chapters (and the files they include) names that cannot be in the
+    book, with its file and line; code blocks and front matter are text, not read."""
+    errors = []
+    for ch in load_book(root, profile).chapters:
+        doc = parse(root / ch.path, root)
+        skip = doc.code_lines
+        for i, line in enumerate(doc.lines):
+            if i in skip:
+                continue
+            o = doc.origin(i)
+            for _, what, name in named_files(line):
+                why = problem(root, (root / o.file).parent, what, name)
+                if why is not None:
+                    errors.append(BuildError(o.file, o.line, why))
+    return errors
+
+
 def main(argv: list[str]) -> int:
     root = Path.cwd().resolve()
     active = quarto_environment()["profile"]
     names = profiles(root)
     profile = next((p.strip() for p in active.split(",") if p.strip() in names), None) or load_book(root, None).profile
     try:
+        refused = named_outside(root, profile)
+        if refused:
+            for e in refused:
+                print(e.format(), file=sys.stderr)
+            return 1
         out = write_font(root, profile, Settings.make(root, quiet=True).cjk_font_dir)   # BOOK_CJK_FONT_DIR, as the build
     except BuildError as e:
         print(e.format(), file=sys.stderr)

@@ -11,6 +11,7 @@ Deterministic: the identifier is derived from the title and language, the modifi
 """
 from __future__ import annotations
 
+import html
 import io
 import json
 import re
@@ -22,6 +23,7 @@ from pathlib import Path
 from .. import pandoc_ast as A
 from .. import procs
 from ..cache import sha256_bytes
+from ..media import SCHEME, file_of, raw_files, value
 from .filters import Chapter, Context, transform
 from .pandoc import RenderError, _checked
 from .pdf import CJK_RE, find_cjk_font_dir, require_cjk_font_dir
@@ -61,13 +63,26 @@ def chapter_blocks(ctx: Context, ch: Chapter, image_root: Path) -> tuple[list, l
         ast = json.loads(ctx.pandoc.run(["-f", "json", "-t", "json", *ctx.cite_args, "-M", f"lang={_lang(ctx.lang)}",
                                          "-M", "link-citations=true"], json.dumps(ast), ch.source))
 
+    def placed(src: str) -> str:   # the copy collect_images placed beside the page (render/profile.py)
+        return str((image_root / Path(ch.page).parent / src).resolve())
+
     def abs_image(el: dict):
+        if el["t"] in ("RawBlock", "RawInline") and str(el["c"][0]).lower() in ("html", "html5", "html4"):
+            text, edits = el["c"][1], []
+            for t, _tag, m in raw_files(text):
+                name = file_of(value(m))
+                if name is not None and not SCHEME.match(name):
+                    edits.append((t.start() + m.start(), t.start() + m.end(),
+                                  m["pre"] + '"' + html.escape(placed(name)) + '"'))
+            for a, b, new in sorted(edits, reverse=True):
+                text = text[:a] + new + text[b:]
+            return {"t": el["t"], "c": [el["c"][0], text]} if edits else None
         if el["t"] != "Image":
             return None
         a, inl, (src, title) = el["c"]
         if src.startswith("data:"):
             return None
-        return {"t": "Image", "c": [a, inl, [str((image_root / Path(ch.page).parent / src).resolve()), title]]}
+        return {"t": "Image", "c": [a, inl, [placed(src), title]]}
     return _unique_ids(A.walk(ast["blocks"], abs_image), ch.index), ast["pandoc-api-version"]
 
 

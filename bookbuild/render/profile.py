@@ -13,6 +13,7 @@ Output: ``<out_dir>/<profile>/``: one HTML page per chapter (same relative path 
 """
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -25,6 +26,7 @@ from ..bibliography import citeproc_args
 from ..numbering import Index
 from ..project import LANGUAGE_KEYS, quarto_language_defaults
 from .. import pandoc_ast as A
+from ..media import file_of, problem, raw_files, value
 from .additions import Additions
 from .filters import Chapter, Context
 from .html import OtherProfile, Site, render_site
@@ -102,23 +104,25 @@ def _other_profiles(exec_dir: Path, profile: str) -> list[OtherProfile]:
     return out
 
 
-def _place_image(root: Path, exec_dir: Path, entry: dict, ch: Chapter, out: Path, el: dict) -> Path | None:
-    """Copy the local image of ``el`` (an Image element) next to its page and point its src there (the element
-    is changed in place); None for an inline ``data:`` image."""
-    src = el["c"][2][0]
+def _place_file(root: Path, exec_dir: Path, entry: dict, ch: Chapter, out: Path, src: str,
+                what: str = "image") -> tuple[Path, str] | None:
+    """Copy the local file ``src`` a chapter shows (an image, or a file its raw HTML loads) next to its page:
+    ``(the copy, the src that names it from the page)``; None for an inline ``data:`` file. A network
+    address or a file outside the project is refused (the book loads nothing from the network, and shows only
+    files of its own folder, in every format: pandoc's EPUB writer embeds what raw HTML names)."""
     if re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I):
         if src.startswith("data:"):
             return None
-        raise RenderError(ch.source, None, f"image {src} is not a local file "
+        raise RenderError(ch.source, None, f"{what} {src} is not a local file "
                                            "(the book must load nothing from the network)")
     exec_md_dir = (exec_dir / entry["executed"]).parent
     cands = [exec_md_dir / src, (root / entry["source"]).parent / src, root / src]
     found = next((c for c in cands if c.is_file()), None)
     if found is None:
-        raise RenderError(ch.source, None, f"image {src} not found (looked in "
+        raise RenderError(ch.source, None, f"{what} {src} not found (looked in "
                           + ", ".join(str(c.parent) for c in cands) + ")")
     if not any(found.resolve().is_relative_to(d.resolve()) for d in (root, exec_dir)):
-        raise RenderError(ch.source, None, f"image {src} is outside the project ({found.resolve()}): a chapter "
+        raise RenderError(ch.source, None, f"{what} {src} is outside the project ({found.resolve()}): a chapter "
                                            "may show only files of the book's own folder")
     rel = PurePosixPath(src)
     if rel.is_absolute() or ".." in rel.parts:
@@ -130,19 +134,50 @@ def _place_image(root: Path, exec_dir: Path, entry: dict, ch: Chapter, out: Path
         new_src = str(rel)
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(found, dest)
-    el["c"][2] = [new_src, el["c"][2][1]]
-    return dest
+    return dest, new_src
+
+
+def _raw_files(root: Path, exec_dir: Path, entry: dict, ch: Chapter, out: Path, el: dict) -> list[Path]:
+    """The files a raw HTML element of a chapter names (:func:`bookbuild.media.raw_files`), placed as images
+    are (the element's text rewritten where a file moved); a file outside the project or on the network is
+    refused in one line."""
+    fmt, text = el["c"]
+    if str(fmt).lower() not in ("html", "html5", "html4"):
+        return []
+    placed: list[Path] = []
+    edits: list[tuple[int, int, str]] = []
+    for t, tag, m in raw_files(text):
+        if m["attr"].lower() == "srcset":
+            raise RenderError(ch.source, None, problem(root, root, f"raw HTML <{tag} srcset>", html.unescape(value(m))))
+        name = file_of(value(m))
+        if name is None:
+            continue
+        got = _place_file(root, exec_dir, entry, ch, out, name, f"raw HTML <{tag}> file")
+        if got is None:
+            continue
+        placed.append(got[0])
+        if got[1] != html.unescape(value(m)):
+            edits.append((t.start() + m.start(), t.start() + m.end(), m["pre"] + '"' + html.escape(got[1]) + '"'))
+    for a, b, new in sorted(edits, reverse=True):
+        text = text[:a] + new + text[b:]
+    if edits:
+        el["c"] = [fmt, text]
+    return placed
 
 
 def collect_images(root: Path, exec_dir: Path, book: dict, chapters: list[Chapter], out: Path) -> list[Path]:
-    """Copy every image a chapter shows next to its page; rewrite src to page-relative (in the chapters' ASTs,
-    which are this render's own)."""
+    """Copy every image a chapter shows, and every file its raw HTML names, next to its page; rewrite src to
+    page-relative (in the chapters' ASTs, which are this render's own)."""
     copied: list[Path] = []
     for ch, entry in zip(chapters, book["chapters"]):
-        for el in [e for e in A.iter_elements(ch.ast["blocks"]) if e["t"] == "Image"]:
-            dest = _place_image(root, exec_dir, entry, ch, out, el)
-            if dest is not None:
-                copied.append(dest)
+        for el in list(A.iter_elements(ch.ast["blocks"])):
+            if el["t"] == "Image":
+                got = _place_file(root, exec_dir, entry, ch, out, el["c"][2][0])
+                if got is not None:
+                    el["c"][2] = [got[1], el["c"][2][1]]
+                    copied.append(got[0])
+            elif el["t"] in ("RawBlock", "RawInline"):
+                copied += _raw_files(root, exec_dir, entry, ch, out, el)
     return sorted(set(copied))
 
 
