@@ -78,6 +78,17 @@ def _where(ec: ExecutedChapter, needle: str) -> tuple[str, int | None]:
     return o.file, o.line
 
 
+def _where_raw(ec: ExecutedChapter, text: str) -> tuple[str, int | None]:
+    """Where a line of a raw block (or an inline raw span) stands: the first line of the executed markdown
+    that holds it, raw blocks included (:func:`_where` reads the prose only)."""
+    needle = text.strip()
+    for i, ln in enumerate(ec.markdown.split("\n"), start=1):
+        if needle and needle in ln:
+            o = ec.origin(i)
+            return o.file, o.line
+    return ec.source.as_posix(), None
+
+
 def check_references(ctx: CheckContext) -> list[BuildError]:
     """Every ``@sec-``/``@tbl-``/``@eq-``/``@fig-`` reference resolves in its own book."""
     errors: list[BuildError] = []
@@ -131,9 +142,10 @@ def check_bibliography(ctx: CheckContext) -> list[BuildError]:
 
 def check_files(ctx: CheckContext) -> list[BuildError]:
     """Every file a chapter names for a page to show or a writer to embed (an image, a file its raw HTML or a
-    cell's printed HTML names: :mod:`bookbuild.media`) is a file of the project, never the network's."""
+    cell's printed HTML names, a file its raw typst reads: :mod:`bookbuild.media`) is a file of the project,
+    never the network's."""
     from . import pandoc_ast as A
-    from .media import file_of, problem, raw_files, value
+    from .media import file_of, problem, raw_files, typst_files, typst_problem, value
     errors: list[BuildError] = []
     seen = set()
     for book in ctx.books:
@@ -148,11 +160,22 @@ def check_files(ctx: CheckContext) -> list[BuildError]:
                         srcset = m["attr"].lower() == "srcset"
                         named.append((f"raw HTML <{tag}{' srcset' if srcset else ''}>" + ("" if srcset else " file"),
                                       value(m) if srcset else file_of(value(m)), value(m)))
+                elif el["t"] in ("RawBlock", "RawInline") and str(el["c"][0]).lower() == "typst":
+                    code = el["c"][1]
+                    for at, what, name in typst_files(code):
+                        why = typst_problem(ctx.root, base, what, name)
+                        if why is not None:
+                            file, line = _where_raw(ec, code.splitlines()[code.count("\n", 0, at)])
+                            if (file, line, why) not in seen:
+                                seen.add((file, line, why))
+                                errors.append(BuildError(file, line, why))
                 for what, name, written in named:
                     why = problem(ctx.root, base, what, name) if name else None
                     if why is None:
                         continue
                     file, line = _where(ec, written)
+                    if line is None:   # in a ```{=html} block, which the prose locator leaves out
+                        file, line = _where_raw(ec, written)
                     if (file, line, why) not in seen:
                         seen.add((file, line, why))
                         errors.append(BuildError(file, line, why))

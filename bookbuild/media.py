@@ -1,8 +1,10 @@
-"""The files a chapter names for a page to show or a writer to embed: markdown images, and the files raw
-HTML names (``src``, ``poster``, an ``<object>``'s ``data``, a ``<link>``'s ``href``, ``srcset``). Pandoc's
-EPUB writer embeds every one of them, raw HTML included, so a file outside the project named there would
-travel inside the book: the renderer (render/profile.py), ``check`` (:func:`check_files`) and Quarto's
-pre-render step hold every format, ours and Quarto's, to the book's own folder.
+"""The files a chapter names for a page to show or a writer to embed: markdown images, the files raw
+HTML names (``src``, ``poster``, an ``<object>``'s ``data``, a ``<link>``'s ``href``, ``srcset``) and the files
+raw typst reads (``read``, ``image``, ``json``..., ``include``, ``import``). Pandoc's EPUB writer embeds what
+raw HTML names, and Quarto's typst reads any file under the project's root, following links: a file outside the
+project named there would travel inside the book. The renderer (render/profile.py), ``check``
+(:func:`bookbuild.checks.check_files`) and Quarto's pre-render step hold every format, ours and Quarto's, to
+the book's own folder.
 """
 from __future__ import annotations
 
@@ -19,6 +21,13 @@ LINK_HREF = re.compile(r"(?P<pre>\s(?P<attr>href)\s*=\s*)" + _VALUE, re.I)
 #: a markdown image's target, as a source writes it (the check reads the AST; Quarto's pre-render the text)
 MD_IMAGE = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\(\s*<?(?P<v>[^)\s>]+)")
 SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+#: what raw typst reads a file with: a function given the path (``read("x")``) or a keyword (``include "x"``)
+#: an inline raw typst span of a source line (`` `#read("x")`{=typst} ``)
+INLINE_TYPST = re.compile(r"`(?P<code>[^`]*)`\{=typst\}")
+#: (the path counts as named only when it is a whole string literal: ``read("a" + b)`` is computed)
+TYPST_READ = re.compile(r"""\b(?P<f>read|image|json|csv|yaml|toml|xml|cbor|plugin|bibliography)\s*\(\s*"""
+                        r"""(?P<arg>"(?:[^"\\]|\\.)*"(?=\s*[,)]))?"""
+                        r"""|\b(?P<k>include|import)\s+(?P<karg>"(?:[^"\\]|\\.)*"(?=\s*(?:[:;\]]|$|as\b)))?""", re.M)
 
 
 def value(m: re.Match) -> str:
@@ -73,6 +82,27 @@ def named_files(text: str) -> Iterator[tuple[int, str, str]]:
         f = file_of(value(m))
         if f is not None:
             yield t.start(), f"raw HTML <{tag}> file", f
+
+
+def typst_files(code: str) -> Iterator[tuple[int, str, str | None]]:
+    """Every file raw typst ``code`` reads: ``(offset, what, name)``; ``name`` None where the path is not a
+    string literal (computed: nobody can tell which file it reads, so the caller refuses it)."""
+    for m in TYPST_READ.finditer(code):
+        word, arg = (m["f"], m["arg"]) if m["f"] else (m["k"], m["karg"])
+        yield m.start(), f"raw typst {word}", arg[1:-1].encode().decode("unicode_escape") if arg else None
+
+
+def typst_problem(root: Path, base: Path, what: str, name: str | None) -> str | None:
+    """Why raw typst may not read ``name`` (typst reads ``/x`` under the project's root, ``x`` beside the
+    chapter), or None."""
+    if name is None:
+        return f"{what} of a computed path: raw typst may read only a file it names (a string), of the book's own folder"
+    if name.startswith("@"):
+        return f"{what} {name}: a typst package is not part of the book (it would be fetched from the network)"
+    real = outside(root, root if name.startswith("/") else base, name.lstrip("/") if name.startswith("/") else name)
+    if real is not None:
+        return f"{what} {name} is outside the project ({real}): a chapter may read only files of the book's own folder"
+    return None
 
 
 def problem(root: Path, base: Path, what: str, name: str) -> str | None:

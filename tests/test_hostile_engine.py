@@ -380,6 +380,45 @@ def test_files_raw_html_names_outside_the_project_are_refused_by_check_render_an
     _nothing_of_the_secret(world.root)
 
 
+def test_files_raw_typst_reads_outside_the_project_are_refused_for_quartos_typst_too(world):
+    """Quarto's typst runs with the project as its root (quarto-cli src/command/render/output-typst.ts) and
+    follows a link inside it: tried with Quarto 1.11.0, ``#read("link.txt")`` put a file outside the project into
+    the PDF (``/etc/hostname`` and ``../x`` it refused). Our typst's root is the staging folder. ``check`` and
+    Quarto's pre-render step refuse, at their lines: a link out, an absolute path out, a computed path, a
+    package; a file of the project is read."""
+    (world.root / "appendix" / "link.txt").symlink_to(world.outside / "secret.qmd")
+    (world.root / "appendix" / "ok.txt").write_text("fine\n", encoding="utf-8")
+    first = world.append(CHAPTER, '\n```{=typst}\n#read("link.txt")\n#read("/appendix/ok.txt")\n'
+                                  '#read("li" + "nk.txt")\n#import "@preview/cetz:0.2.2"\n```\n\n'
+                                  'Inline `#read("/appendix/link.txt")`{=typst} too.\n')
+    real = (world.outside / "secret.qmd").resolve()
+    want = [f"{CHAPTER}:{first + 1}: raw typst read link.txt is outside the project ({real}): a chapter may read "
+            "only files of the book's own folder",
+            f"{CHAPTER}:{first + 3}: raw typst read of a computed path: raw typst may read only a file it names "
+            "(a string), of the book's own folder",
+            f"{CHAPTER}:{first + 4}: raw typst import @preview/cetz:0.2.2: a typst package is not part of the book "
+            "(it would be fetched from the network)",
+            f"{CHAPTER}:{first + 7}: raw typst read /appendix/link.txt is outside the project ({real}): a chapter "
+            "may read only files of the book's own folder"]
+    from bookbuild.quarto.pre_render import named_outside
+    assert [e.format() for e in named_outside(world.root, "en")] == want
+    r = world.run("check", "--profile", "en")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert sorted(r.stderr.splitlines()[:-1]) == sorted(want) and r.stderr.splitlines()[-1] == "bookbuild: 4 problems"
+    _nothing_of_the_secret(world.root)
+
+
+def test_a_raw_html_block_is_read_as_raw_html_by_check_and_quartos_pre_render(world):
+    first = world.append(CHAPTER, '\n```{=html}\n<div>\n<img src="/etc/hostname">\n</div>\n```\n\n'
+                                  '```\n<img src="/etc/hostname"> in a code block is text\n```\n')
+    want = [f"{CHAPTER}:{first + 2}: raw HTML <img> file /etc/hostname is outside the project "
+            f"({Path('/etc/hostname').resolve()}): a chapter may show only files of the book's own folder"]
+    r = world.run("check", "--profile", "en")
+    assert r.returncode == 1 and r.stderr.splitlines() == want, r.stderr
+    from bookbuild.quarto.pre_render import named_outside
+    assert [e.format() for e in named_outside(world.root, "en")] == want
+
+
 def test_a_file_raw_html_names_inside_the_project_reaches_every_format(world):
     """The same rule's other side: a raw <img> of the book's own folder is copied beside the page (HTML) and
     embedded in the EPUB, as a markdown image is."""

@@ -8,9 +8,10 @@ characters are those of every file the Chinese book's text comes from (its chapt
 languages include, the library's Chinese wording, the interface strings, the bibliography and its style),
 a superset of what it prints. The file is written only when its bytes change (two renders: the same file).
 
-And, before Quarto writes anything, the files the chapters' prose names (images, and what raw HTML names,
-which pandoc's EPUB writer embeds): each a file of the project, never the network's (:mod:`bookbuild.media`,
-the rule ``check`` and our renderer hold; what a cell prints is held by ``check``, which runs the cells).
+And, before Quarto writes anything, the files the chapters' prose names (images, what raw HTML names, which
+pandoc's EPUB writer embeds, and what raw typst reads, which Quarto's typst reads under the project's root
+following links): each a file of the project, never the network's (:mod:`bookbuild.media`, the rule
+``check`` and our renderer hold; what a cell prints is held by ``check``, which runs the cells).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import sys
 from pathlib import Path
 
 from ..errors import BuildError
-from ..media import named_files, problem
+from ..media import INLINE_TYPST, named_files, problem, typst_files, typst_problem
 from ..project import load_book, profiles
 from ..render.epub import cjk_subset
 from ..render.pdf import CJK_RE, require_cjk_font_dir
@@ -61,15 +62,23 @@ def named_outside(root: Path, profile: str) -> list[BuildError]:
     errors = []
     for ch in load_book(root, profile).chapters:
         doc = parse(root / ch.path, root)
-        skip = doc.code_lines
+        raw = {}   # the lines of raw blocks: ```{=html} is read as raw HTML, ```{=typst} as typst
+        for f in doc.fences:
+            kind = f.info.strip().lower()
+            for i in range(f.start + 1, f.end):
+                raw[i] = "html" if kind == "{=html}" else "typst" if kind == "{=typst}" else "code"
         for i, line in enumerate(doc.lines):
-            if i in skip:
+            if i <= doc.front_end or (i in doc.code_lines and i not in raw) or raw.get(i) == "code":
                 continue
             o = doc.origin(i)
-            for _, what, name in named_files(line):
-                why = problem(root, (root / o.file).parent, what, name)
-                if why is not None:
-                    errors.append(BuildError(o.file, o.line, why))
+            base = (root / o.file).parent
+            if raw.get(i) == "typst":
+                found = [typst_problem(root, base, what, name) for _, what, name in typst_files(line)]
+            else:
+                found = [problem(root, base, what, name) for _, what, name in named_files(line)]
+                found += [typst_problem(root, base, what, name) for m in INLINE_TYPST.finditer(line)
+                          for _, what, name in typst_files(m["code"])]
+            errors += [BuildError(o.file, o.line, why) for why in found if why is not None]
     return errors
 
 
