@@ -159,9 +159,47 @@ def test_chapter_number_refuses_an_offset_that_is_not_one_whole_number(tmp_path)
     assert r.returncode != 0 and "number-offset must be one whole number" in r.stderr
 
 
+# ---------------------------------------------------------------- own-files.lua
+
+def _own(tmp_path, text: str, to: str = "epub"):
+    """``text`` as a chapter of a project at tmp_path/book, beside a folder outside it holding a secret."""
+    book, outside = tmp_path / "book", tmp_path / "outside"
+    (book / "ch").mkdir(parents=True, exist_ok=True)
+    outside.mkdir(exist_ok=True)
+    (outside / "s.svg").write_text("<svg/>", encoding="utf-8")
+    (book / "ch" / "ok.svg").write_text("<svg/>", encoding="utf-8")
+    if not (book / "ch" / "link.svg").is_symlink():
+        (book / "ch" / "link.svg").symlink_to(outside / "s.svg")
+    env = {"MLSYSIM_LUA_PROJECT": str(book), "MLSYSIM_LUA_INPUT": str(book / "ch" / "c.qmd")}
+    return run("own-files.lua", text, "html", env=env, check=False), (outside / "s.svg").resolve()
+
+
+@pytest.mark.parametrize("text, said", [
+    ('<img src="../../outside/s.svg">\n', 'raw HTML <img> file ../../outside/s.svg is outside the project ({real})'),
+    ('A <video poster="link.svg"></video>.\n', 'raw HTML <video> file link.svg is outside the project ({real})'),
+    ("<object data='/etc/hostname'></object>\n", "raw HTML <object> file /etc/hostname is outside the project (/etc/hostname)"),
+    ('![x](link.svg)\n', 'image link.svg is outside the project ({real})'),
+    ('<img src=https://example.org/a.png>\n', 'raw HTML <img> file https://example.org/a.png is not a local file'),
+    ('<img srcset="a.svg 1x, b.svg 2x">\n', 'raw HTML <img srcset> a.svg 1x, b.svg 2x names a list'),
+])
+def test_own_files_stops_quartos_render_at_a_file_outside_the_project(tmp_path, text, said):
+    """What a cell prints reaches Quarto's writers without our check: the filter refuses it in one line, the
+    chapter named (links followed; an outside file would travel inside Quarto's EPUB)."""
+    r, real = _own(tmp_path, text)
+    assert r.returncode != 0 and r.stderr.startswith("ch/c.qmd: " + said.format(real=real)), r.stderr
+    assert len([ln for ln in r.stderr.splitlines() if ln.strip()]) == 1, r.stderr
+
+
+def test_own_files_passes_the_projects_files_and_leaves_them_as_they_are(tmp_path):
+    text = '<img src="ok.svg" alt="">\n\n![y](ok.svg)\n\n<a href="https://example.org">a link</a> <img src="data:image/png;base64,AA">\n'
+    r, _ = _own(tmp_path, text)
+    assert r.returncode == 0, r.stderr
+    assert '<img src="ok.svg" alt="">' in r.stdout and 'src="ok.svg"' in r.stdout
+
+
 def test_every_filter_file_of_the_extension_has_tests_here():
     tested = {"equations.lua", "references-heading.lua", "cjk-caption.lua", "static-figures.lua", "chapter-number.lua",
-              "cjk-xref.lua"}   # cjk-xref.lua: tests/test_cjk_xref_lua.py
+              "cjk-xref.lua", "own-files.lua"}   # cjk-xref.lua: tests/test_cjk_xref_lua.py
     assert {p.name for p in EXT.glob("*.lua")} == tested
 
 
