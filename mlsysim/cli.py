@@ -288,8 +288,9 @@ def _cmd_reference(a, out) -> None:
         return
     d = display_values(v, sc.accelerator, "en")
     accel, model = sc.accelerator, sc.model
-    pool_line = ("n/a" if v.node_kv_pool_bytes is None else f"{d['node_kv_pool_bytes']} GB "
-                 f"({_bits(v.pool_precision)}-bit weights held, {shown(v.reserve_bytes / 1e9, 0)} GB reserve)")
+    held = f"{_bits(v.pool_precision)}-bit weights held, {shown(v.reserve_bytes / 1e9, 0)} GB reserve"
+    pool_line = ("n/a" if v.node_kv_pool_bytes is None else
+                 f"0 GB (does not fit: {held})" if v.node_kv_pool_bytes <= 0 else f"{d['node_kv_pool_bytes']} GB ({held})")
     ctx = f"{v.context:,} token{'s' if v.context != 1 else ''}" + (" (the model's window)" if v.context_wanted > v.context else "")
     rows = [
         ("Accelerator / model / node", f"{accel.display_name} / {model.display_name} / {d['node'] if v.node else 'n/a'}"),

@@ -147,6 +147,11 @@ def test_the_pool_holds_the_weights_at_the_precision_served():
     assert re.search(r"\(16-bit weights held, 20 GB reserve\)$", r.stdout, re.M)
     assert "note: the reference configuration, as the appendix computes it: fp8 weights served from a pool sized for " \
            "bf16 weights" in r.stdout
+    # a node that cannot hold the weights: TPU v5e host, 8 x 16 GiB = 137.4 GB, against Llama-3.1-405B's 406e9 x 2
+    # bytes + 20 GB = 832 GB; the line says "0 GB" with its unit first, then why
+    r = _cli("reference", "-a", "TPUv5e", "-m", "Llama3_405B", "-p", "bf16")
+    assert re.search(r"^Attention-state pool per node +0 GB \(does not fit: 16-bit weights held, 20 GB reserve\)$",
+                     r.stdout, re.M), r.stdout
 
 
 def test_every_subcommand_speaks_json_and_never_infinity():
