@@ -642,8 +642,8 @@ def main(argv: list[str]) -> int:
         if lines == [CANCELLED]:
             print(CANCELLED, flush=True)
             return
+        patcher.reload(ok)   # before the status says the build is done: an edit saved then is patched in place
         report(ok, lines, secs)
-        patcher.reload(ok)
         if not opened:
             opened = True
             webbrowser.open(url)

@@ -64,11 +64,16 @@ def test_the_calibration_table_prints_registry_text_as_written(tmp_path):
 
 def test_every_page_carries_a_policy_that_stops_an_inline_handler(world, browser):
     # a cell's own output is markup by design (a figure, the explorer); the policy still stops what it did not
-    # declare: an inline event handler, a javascript: link, a script of another host
-    world.append(CHAPTER, "\n```{python}\n#| label: calc-markup\nclass Markup:\n    def _repr_html_(self):\n"
-                          "        return ('<img id=\"probe\" src=\"missing.png\" onerror=\"document.title=\\'handler ran\\'\">'\n"
-                          "                '<script src=\"https://example.org/x.js\"></script>')\n"
-                          "    def _repr_markdown_(self):\n        return 'markup'\nMarkup()\n```\n")
+    # declare: an inline event handler, a javascript: link. A script of another host the build refuses at its
+    # line (bookbuild/media.py: nothing from the network), before the policy would have to stop it
+    cell = ("\n```{python}\n#| label: calc-markup\nclass Markup:\n    def _repr_html_(self):\n"
+            "        return ('<img id=\"probe\" src=\"data:,\" onerror=\"document.title=\\'handler ran\\'\">'\n"
+            "                '<script src=\"https://example.org/x.js\"></script>')\n"
+            "    def _repr_markdown_(self):\n        return 'markup'\nMarkup()\n```\n")
+    world.append(CHAPTER, cell)
+    r = world.run("render", "--profile", "all", "--formats", "html")
+    assert r.returncode == 1 and "raw HTML <script> file https://example.org/x.js is not a local file" in r.stderr, r.stderr
+    world.edit(CHAPTER, "                '<script src=\"https://example.org/x.js\"></script>')", "                '')")
     r = world.run("render", "--profile", "all", "--formats", "html")
     assert r.returncode == 0, r.stderr
     pages = sorted((world.root / "_book").rglob("*.html"))
