@@ -145,7 +145,7 @@ def check_files(ctx: CheckContext) -> list[BuildError]:
     cell's printed HTML names, a file its raw typst reads: :mod:`bookbuild.media`) is a file of the project,
     never the network's."""
     from . import pandoc_ast as A
-    from .media import file_of, problem, raw_files, typst_files, typst_problem, value
+    from .media import file_of, is_raw_html, problem, raw_files, typst_files, typst_problem, value
     errors: list[BuildError] = []
     seen = set()
     for book in ctx.books:
@@ -155,7 +155,7 @@ def check_files(ctx: CheckContext) -> list[BuildError]:
                 named = []
                 if el["t"] == "Image":
                     named = [("image", el["c"][2][0], el["c"][2][0])]
-                elif el["t"] in ("RawBlock", "RawInline") and str(el["c"][0]).lower() in ("html", "html5", "html4"):
+                elif is_raw_html(el):
                     for _t, tag, m in raw_files(el["c"][1]):
                         srcset = m["attr"].lower() == "srcset"
                         named.append((f"raw HTML <{tag}{' srcset' if srcset else ''}>" + ("" if srcset else " file"),

@@ -48,6 +48,28 @@ def raw_files(text: str) -> Iterator[tuple[re.Match, str, re.Match]]:
                 yield t, tag, m
 
 
+HTML_FORMATS = ("html", "html5", "html4")
+
+
+def is_raw_html(el: dict) -> bool:
+    """A pandoc RawBlock or RawInline of HTML."""
+    return el.get("t") in ("RawBlock", "RawInline") and str(el["c"][0]).lower() in HTML_FORMATS
+
+
+def rewrite_files(text: str, new_name) -> str:
+    """Raw HTML ``text`` with each file it names (:func:`raw_files`, srcset left out) renamed by
+    ``new_name(name, tag)`` (the file as :func:`file_of` reads it; None keeps the attribute as written)."""
+    edits = []
+    for t, tag, m in raw_files(text):
+        name = None if m["attr"].lower() == "srcset" else file_of(value(m))
+        new = None if name is None else new_name(name, tag)
+        if new is not None and new != html.unescape(value(m)):
+            edits.append((t.start() + m.start(), t.start() + m.end(), m["pre"] + '"' + html.escape(new) + '"'))
+    for a, b, new in sorted(edits, reverse=True):
+        text = text[:a] + new + text[b:]
+    return text
+
+
 def file_of(value: str) -> str | None:
     """The local file an attribute's value names (query and fragment dropped), or None: empty, a fragment,
     ``data:``. A network address is returned as it is (the caller refuses it)."""

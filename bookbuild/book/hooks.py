@@ -247,14 +247,13 @@ def library_dirs(root: Path) -> list[Path]:
 
 def library_script_hashes() -> list[str]:
     """The policy sources ('sha256-…') of :data:`LIBRARY_SCRIPTS`, as a page's ``<script>`` holds them."""
-    import base64
-    import hashlib
     import importlib
+    from ..render.html import script_source
     out = []
     for module, name in LIBRARY_SCRIPTS:
         try:
             code = getattr(importlib.import_module(module), name)
         except (ImportError, AttributeError):   # a book without that library: none of its scripts
             continue
-        out.append("'sha256-" + base64.b64encode(hashlib.sha256(code.encode("utf-8")).digest()).decode("ascii") + "'")
+        out.append(script_source(code))
     return out

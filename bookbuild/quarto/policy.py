@@ -12,13 +12,12 @@ inline script nor a ``src`` runs) and said, one line per page, as our build's ``
 """
 from __future__ import annotations
 
-import base64
-import hashlib
 import html
+import posixpath
 import re
 from pathlib import PurePosixPath
 
-from ..render.html import INLINE_SCRIPT, JS_TYPES, SCRIPT_TYPE, content_policy
+from ..render.html import INLINE_SCRIPT, JS_TYPES, SCRIPT_TYPE, content_policy, script_source
 
 CONTENT = re.compile(r'<main\b[^>]*\bid="quarto-document-content"[^>]*>.*?</main>', re.S)
 HANDLER = re.compile(r"""\son[a-z]+\s*=\s*(?:"(?P<d>[^"]*)"|'(?P<s>[^']*)')""", re.I)
@@ -27,10 +26,6 @@ POLICY_META = re.compile(r'<meta http-equiv="Content-Security-Policy"[^>]*>\s*',
 CHARSET = re.compile(r"<meta\s+charset=[^>]*>", re.I)
 #: what a script in the content that is not the book's own becomes: kept as text, never run
 INERT = ' type="text/plain" data-mlsysim-inert="not the book\'s own script"'
-
-
-def _hash(code: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(code.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
 def _runs(attrs: str) -> bool:
@@ -55,28 +50,15 @@ def inert_content(text: str, page: str, own: set[str], assets: set[str]) -> tupl
         src = SRC.search(attrs)
         if src:
             target = PurePosixPath(page).parent.joinpath(html.unescape(src["src"]).split("?")[0]).as_posix()
-            ok = _normal(target) in assets
+            ok = posixpath.normpath(target) in assets
         else:
-            ok = _hash(s.group("code")) in own
+            ok = script_source(s.group("code")) in own
         if ok:
             return s.group(0)
         count += 1
         return "<script" + SCRIPT_TYPE.sub("", attrs) + INERT + ">" + s.group("code") + "</script>"
     content = INLINE_SCRIPT.sub(one, m.group(0))
     return text[:m.start()] + content + text[m.end():], count
-
-
-def _normal(path: str) -> str:
-    parts: list[str] = []
-    for p in path.split("/"):
-        if p in ("", "."):
-            continue
-        if p == "..":
-            if parts:
-                parts.pop()
-            continue
-        parts.append(p)
-    return "/".join(parts)
 
 
 def page_policy(text: str, own: set[str], added: dict[str, list[str]] | None = None) -> str:
@@ -89,15 +71,15 @@ def page_policy(text: str, own: set[str], added: dict[str, list[str]] | None = N
         attrs = s.group("attrs") or ""
         if SRC.search(attrs) or not _runs(attrs):
             continue
-        h = _hash(s.group("code"))
+        h = script_source(s.group("code"))
         inside = m is not None and m.start() <= s.start() < m.end()
         if (not inside or h in own) and h not in scripts:
             scripts.append(h)
     handlers = []
     for h in HANDLER.finditer(outside):
         code = html.unescape(h.group("d") if h.group("d") is not None else h.group("s"))
-        if _hash(code) not in handlers:
-            handlers.append(_hash(code))
+        if script_source(code) not in handlers:
+            handlers.append(script_source(code))
     return content_policy(scripts + (["'unsafe-hashes'", *handlers] if handlers else []), added)
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from .. import pandoc_ast as A
 from .. import procs
 from ..cache import sha256_bytes
-from ..media import SCHEME, file_of, raw_files, value
+from ..media import SCHEME, is_raw_html, rewrite_files
 from .filters import Chapter, Context, transform
 from .pandoc import RenderError, _checked
 from .pdf import CJK_RE, find_cjk_font_dir, require_cjk_font_dir
@@ -67,16 +67,9 @@ def chapter_blocks(ctx: Context, ch: Chapter, image_root: Path) -> tuple[list, l
         return str((image_root / Path(ch.page).parent / src).resolve())
 
     def abs_image(el: dict):
-        if el["t"] in ("RawBlock", "RawInline") and str(el["c"][0]).lower() in ("html", "html5", "html4"):
-            text, edits = el["c"][1], []
-            for t, _tag, m in raw_files(text):
-                name = file_of(value(m))
-                if name is not None and not SCHEME.match(name):
-                    edits.append((t.start() + m.start(), t.start() + m.end(),
-                                  m["pre"] + '"' + html.escape(placed(name)) + '"'))
-            for a, b, new in sorted(edits, reverse=True):
-                text = text[:a] + new + text[b:]
-            return {"t": el["t"], "c": [el["c"][0], text]} if edits else None
+        if is_raw_html(el):   # pandoc's EPUB writer embeds raw HTML's files: the copies beside the page
+            text = rewrite_files(el["c"][1], lambda name, _tag: None if SCHEME.match(name) else placed(name))
+            return {"t": el["t"], "c": [el["c"][0], text]} if text != el["c"][1] else None
         if el["t"] != "Image":
             return None
         a, inl, (src, title) = el["c"]

@@ -230,6 +230,11 @@ SCRIPT_TYPE = re.compile(r"""\stype\s*=\s*["']?(?P<t>[^"'\s>]+)""", re.I)
 JS_TYPES = ("", "text/javascript", "application/javascript", "module")
 
 
+def script_source(code: str) -> str:
+    """The policy source (``'sha256-…'``) that lets the inline script (or handler) ``code`` run."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(code.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
 def inline_script_hashes(html_text: str) -> list[str]:
     """The CSP source (``'sha256-…'``) of every inline JavaScript element of ``html_text``, in order, once each."""
     out: list[str] = []
@@ -240,9 +245,8 @@ def inline_script_hashes(html_text: str) -> list[str]:
         t = SCRIPT_TYPE.search(attrs)
         if (t.group("t").lower() if t else "") not in JS_TYPES:
             continue
-        digest = base64.b64encode(hashlib.sha256(m.group("code").encode("utf-8")).digest()).decode("ascii")
-        if f"'sha256-{digest}'" not in out:
-            out.append(f"'sha256-{digest}'")
+        if script_source(m.group("code")) not in out:
+            out.append(script_source(m.group("code")))
     return out
 
 

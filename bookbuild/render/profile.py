@@ -26,7 +26,7 @@ from ..bibliography import citeproc_args
 from ..numbering import Index
 from ..project import LANGUAGE_KEYS, quarto_language_defaults
 from .. import pandoc_ast as A
-from ..media import file_of, problem, raw_files, value
+from ..media import is_raw_html, problem, raw_files, rewrite_files, value
 from .additions import Additions
 from .filters import Chapter, Context
 from .html import OtherProfile, Site, render_site
@@ -141,27 +141,20 @@ def _raw_files(root: Path, exec_dir: Path, entry: dict, ch: Chapter, out: Path, 
     """The files a raw HTML element of a chapter names (:func:`bookbuild.media.raw_files`), placed as images
     are (the element's text rewritten where a file moved); a file outside the project or on the network is
     refused in one line."""
-    fmt, text = el["c"]
-    if str(fmt).lower() not in ("html", "html5", "html4"):
+    if not is_raw_html(el):
         return []
-    placed: list[Path] = []
-    edits: list[tuple[int, int, str]] = []
-    for t, tag, m in raw_files(text):
+    for _t, tag, m in raw_files(el["c"][1]):
         if m["attr"].lower() == "srcset":
             raise RenderError(ch.source, None, problem(root, root, f"raw HTML <{tag} srcset>", html.unescape(value(m))))
-        name = file_of(value(m))
-        if name is None:
-            continue
+    placed: list[Path] = []
+
+    def place(name: str, tag: str) -> str | None:
         got = _place_file(root, exec_dir, entry, ch, out, name, f"raw HTML <{tag}> file")
         if got is None:
-            continue
+            return None
         placed.append(got[0])
-        if got[1] != html.unescape(value(m)):
-            edits.append((t.start() + m.start(), t.start() + m.end(), m["pre"] + '"' + html.escape(got[1]) + '"'))
-    for a, b, new in sorted(edits, reverse=True):
-        text = text[:a] + new + text[b:]
-    if edits:
-        el["c"] = [fmt, text]
+        return got[1]
+    el["c"] = [el["c"][0], rewrite_files(el["c"][1], place)]
     return placed
 
 
