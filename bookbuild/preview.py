@@ -394,6 +394,15 @@ def book_file(book_dir: Path, path: str) -> tuple[Path | None, HTTPStatus | None
     return target, None
 
 
+def messages(last: dict | None, snap: dict) -> list[dict]:
+    """What the event stream sends for the status ``snap`` after ``last``: a prose patch and the build that
+    followed it, seen at once, are two messages, the patch first (else the page would reload to the build
+    before it showed the edit in place, which is the patch's one purpose)."""
+    if last is not None and snap["patch"] != last["patch"] and snap["version"] != last["version"]:
+        return [{**last, "patch": snap["patch"]}, snap]
+    return [snap]
+
+
 def make_handler(book_dir: Path, state: State):
     class Handler(SimpleHTTPRequestHandler):
         def __init__(self, *a, **kw):
@@ -457,13 +466,14 @@ def make_handler(book_dir: Path, state: State):
             last = None
             try:
                 while not state.stopping:
-                    snap = state.snapshot()
-                    if snap != last:
-                        self.wfile.write(f"data: {json.dumps(snap)}\n\n".encode())
-                        self.wfile.flush()
-                        last = snap
-                    with state.cond:
-                        state.cond.wait(timeout=1.0)
+                    with state.cond:   # compared under the lock: a change made meanwhile is never slept through
+                        while not state.stopping and state.snapshot() == last:
+                            state.cond.wait(timeout=1.0)
+                        snap = state.snapshot()
+                    for message in messages(last, snap):
+                        self.wfile.write(f"data: {json.dumps(message)}\n\n".encode())
+                    self.wfile.flush()
+                    last = snap
             except (BrokenPipeError, ConnectionResetError):
                 pass
 

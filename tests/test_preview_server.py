@@ -85,3 +85,32 @@ def test_a_browser_that_goes_away_mid_answer_is_no_error_and_another_failure_is_
     err = capfd.readouterr().err
     assert "Traceback" not in err and "Error" not in err.replace("ValueError", "")
     assert err.strip().splitlines() == ["preview: a request from the browser failed: ValueError: an odd request"]
+
+
+def test_a_patch_and_the_build_after_it_seen_at_once_reach_the_page_as_two_messages_patch_first(tmp_path):
+    """The page reloads on a new build; a patch the stream only sent with that build would never be shown
+    in place. Both are published while the stream cannot look (the state's lock held), as under load."""
+    state = State()
+    server = Server(("127.0.0.1", 0), make_handler(tmp_path, state))
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/__bookbuild__/events",
+                                    timeout=10) as r:
+            def message() -> dict:
+                line = r.readline()
+                assert r.readline() == b"\n"
+                return __import__("json").loads(line.decode().removeprefix("data: "))
+            first = message()
+            assert (first["version"], first["patch"]) == (0, None)
+            with state.cond:
+                state.publish_patch("a.html", "<p>old</p>", "<p>new</p>", "<html></html>")
+                state.publish(True, [])
+            shown, built = message(), message()
+        assert (shown["version"], shown["patch"]["new"]) == (0, "<p>new</p>")
+        assert built["version"] == 1
+    finally:
+        state.stopping = True
+        with state.cond:
+            state.cond.notify_all()
+        server.shutdown()
+        server.server_close()
