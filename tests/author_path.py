@@ -2,7 +2,7 @@
 accelerator with its source and node, a model, a published measurement, and a chapter in both languages
 with a cell, an inline value, a figure, a cross-reference and a citation.
 
-tests/test_author_path.py runs ``check`` and the tests that read these files over such a copy; the suite's
+tests/book/test_author_path.py runs ``check`` and the tests that read these files over such a copy; the suite's
 expected sets come from the registry and the profiles, so nothing here edits a test.
 
 The entries are an author's example, typed here (the MI325X as AMD's datasheet publishes it: 256 GB of

@@ -37,7 +37,7 @@ def book_copy(tmp_path, edits=None, name="book") -> Path:
 def mlsysim_main(*args: str) -> subprocess.CompletedProcess:
     """``python -m mlsysim <args>``'s main, run in this process on the package's own data: its exit status
     and what it wrote to stdout and stderr. (The real command in a fresh process, and this same path for
-    broken data folders: tests/fresh.py, tests/test_hostile_registry.py and tests/test_hostile_environment.py.)"""
+    broken data folders: tests/fresh.py, tests/unit/test_hostile_registry.py and tests/book/test_hostile_environment.py.)"""
     import contextlib
     import io
 
@@ -58,6 +58,15 @@ def untouched():
     before = fresh.project_state()
     yield
     assert fresh.project_state() == before, "a command wrote outside the test's temporary folder"
+
+
+@pytest.fixture
+def world(tmp_path):
+    """A private copy of the fixture book with a folder beside it (tests/worlds.py), checked untouched after."""
+    from worlds import World
+    w = World(tmp_path)
+    yield w
+    w.untouched()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -88,7 +97,7 @@ def executed_appendix(tmp_path_factory):
     return pickle.loads((folder / "executed.pickle").read_bytes())
 
 
-#: headless Chromium for the browser tests (tests/test_browser_explorer.py, tests/test_reader_page.py):
+#: headless Chromium for the browser tests (tests/book/test_browser_explorer.py, tests/book/test_reader_page.py):
 #: one Playwright instance per session, because the sync API cannot run two at once in one thread
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -154,33 +163,94 @@ def rendered_book(tmp_path_factory) -> Path:
     return session_folder(tmp_path_factory, "rendered-book", lambda folder: render_copy(folder / "src")) / "src" / "_book"
 
 
-#: fixtures that build or open the whole book: a test using one (directly or through another fixture) is in
-#: the ``book`` tier; the fast tier is ``pytest -m "not book"`` (``world``: a copy of the tiny book that its
-#: tests render, HTML and PDF)
+#: the suite's three tiers, one folder each; a test's tier is its folder (``pytest tests/unit`` is the fast tier,
+#: ``pytest`` runs all three, as .ci/run does; ``-m unit|book|release`` selects the same sets):
+#: - ``unit``: in-process, synthetic documents, ASTs and registries; no book built, no browser, no Node;
+#: - ``book``: the real book (or the fixture book) executed and rendered, browsers, fresh interpreters,
+#:   signalled processes;
+#: - ``release``: the product checks over a rendered book (the reader's-eye page check, compare-reader,
+#:   Pyodide's live mode, EPUBCheck, mutation builds).
+TESTS = Path(__file__).resolve().parent
+TIERS = ("unit", "book", "release")
+#: fixtures that build or open a whole book: a unit test that asks for one is in the wrong folder
 BOOK_FIXTURES = frozenset({"rendered_book", "executed_appendix", "browser", "world"})
-#: test files whose tests run builds of a book, Node, a browser, signalled processes or fresh interpreters
-#: (seconds each)
-BOOK_MODULES = frozenset({
-    "test_translation", "test_hostile_engine", "test_hostile_environment", "test_hostile_processes", "test_hostile_inputs", "test_mutations",
-    "test_author_loop", "test_parity", "test_live_runtime", "test_live_browser", "test_figures",
-    "test_appendix_golden", "test_lecture_golden", "test_numbering", "test_compare_render", "test_render_book",
-    "test_render_errors", "test_render_fixture", "test_bookbuild_execute", "test_bookbuild_check", "test_pages",
-    "test_reader_page", "test_browser_explorer", "test_notebook_explorer", "test_quarto_post_render_live",
-    "test_citations_pinned", "test_value_names", "test_passes", "test_measurements", "test_units_cold_start",
-    "test_worker", "test_author_path"})
+# a test module may import another's helpers whatever its tier's folder (``from test_hostile_engine import world``)
+sys.path[:0] = [str(TESTS / tier) for tier in TIERS if str(TESTS / tier) not in sys.path]
+
+
+def tier_of(path: Path) -> str | None:
+    try:
+        top = Path(path).resolve().relative_to(TESTS).parts[0]
+    except (ValueError, IndexError):
+        return None
+    return top if top in TIERS else None
+
+
+def misplaced(items) -> list[str]:
+    """Why each of ``items`` (pytest's, or anything with ``nodeid``, ``path`` and ``fixturenames``) is in the
+    wrong place: outside the three tiers' folders, or a unit test asking for a fixture that builds a book."""
+    out = []
+    for item in items:
+        tier = tier_of(item.path)
+        if tier is None:
+            out.append(f"{item.nodeid}: a test outside tests/unit, tests/book and tests/release has no tier")
+        elif tier == "unit" and BOOK_FIXTURES & set(getattr(item, "fixturenames", ())):
+            out.append(f"{item.nodeid}: a unit test uses {sorted(BOOK_FIXTURES & set(item.fixturenames))}: "
+                       "it belongs in tests/book")
+    return out
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if BOOK_FIXTURES & set(getattr(item, "fixturenames", ())) or item.module.__name__.rsplit(".", 1)[-1] in BOOK_MODULES:
-            item.add_marker(pytest.mark.book)
+        tier = tier_of(item.path)
+        if tier is not None:
+            item.add_marker(getattr(pytest.mark, tier))
+    if wrong := misplaced(items):
+        raise pytest.UsageError("\n".join(wrong))
 
 
-def pytest_ignore_collect(collection_path, config):
-    """Under ``-m "not book"`` (the fast tier) a BOOK_MODULES file is not imported at all: every test in it
-    would be deselected, and importing it (its assertions rewritten, its build tools imported) costs
-    seconds. Any other marker expression collects it as usual."""
-    if " ".join((config.getoption("markexpr") or "").split()) == "not book" and \
-            collection_path.suffix == ".py" and collection_path.stem in BOOK_MODULES:
-        return True
-    return None
+#: what a test run may leave in the checkout: git's, the virtual environment, compiled modules and pytest's
+#: and hypothesis's own folders (everything else a test writes goes under its temporary folder)
+UNWATCHED = frozenset({".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "vendor"})
+
+
+def checkout_state(root: Path = ROOT) -> dict[str, tuple[int, int]]:
+    """Every file of the checkout (the ignored ``_build`` and ``_book`` included) with its mtime and size."""
+    state = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in UNWATCHED]
+        for name in files:
+            p = os.path.join(folder, name)
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            state[os.path.relpath(p, root)] = (st.st_mtime_ns, st.st_size)
+    return state
+
+
+def changed_files(before: dict, after: dict) -> list[str]:
+    """The files added, removed or changed between two :func:`checkout_state`."""
+    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+
+
+def pytest_sessionstart(session):
+    if not os.environ.get("PYTEST_XDIST_WORKER"):   # the controller looks, once for the whole run
+        session.config.stash[CHECKOUT] = checkout_state()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """No test writes into the checkout: a run that changed, added or removed a file there fails, naming it."""
+    before = session.config.stash.get(CHECKOUT, None)
+    if before is None or exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        return
+    if touched := changed_files(before, checkout_state()):
+        report = session.config.pluginmanager.get_plugin("terminalreporter")
+        lines = ["a test wrote into the checkout (tests write under their temporary folder):"]
+        lines += [f"  {p}" for p in touched[:20]] + (["  …"] if len(touched) > 20 else [])
+        if report is not None:
+            report.write_line("\n".join(lines), red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+CHECKOUT = pytest.StashKey[dict]()

@@ -23,7 +23,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from bookbuild.book import live as L
 from bookbuild.book.live import runtime as R

@@ -5,8 +5,8 @@ folders, temp folder and matplotlib's folder in the test's temporary folder) and
 in one folder per test session (``COMPILED``, filled by conftest's ``_compiled_once``), never in the project.
 conftest's ``untouched`` fixture checks with :func:`project_state` that nothing outside the temporary folder
 changed. :func:`mlsysim_in_process` runs what the command does in the test's own process, on a broken copy
-of the registry (:func:`data_copy`). tests/test_hostile_registry.py runs the hostile cases so (the fast
-tier); tests/test_hostile_environment.py starts the fresh interpreters (a second each: the slow tier).
+of the registry (:func:`data_copy`). tests/unit/test_hostile_registry.py runs the hostile cases so (the fast
+tier); tests/book/test_hostile_environment.py starts the fresh interpreters (a second each: the slow tier).
 """
 from __future__ import annotations
 

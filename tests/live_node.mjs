@@ -1,6 +1,6 @@
 // Boot the vendored Pyodide in Node.js, install pint's wheels from disk, unpack the build's mlsysim
 // bundle and run a chapter's cells for the given choices with the live runtime (what live.js does in
-// the browser, minus the page). Used by tests/test_live_runtime.py; prints one JSON object.
+// the browser, minus the page). Used by tests/release/test_live_runtime.py; prints one JSON object.
 //   node tests/live_node.mjs VENDOR_DIR BUNDLE_ZIP PAYLOAD_JSON
 // PAYLOAD_JSON: {"cells": [...], "figures": [...], "root": "/book", "precision": "fp8", "choices": [...], "lang": "en"}
 import fs from "node:fs";

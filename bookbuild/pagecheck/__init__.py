@@ -1,6 +1,6 @@
 """The reader's-eye check: the book as readers get it, not only the numbers the build certifies.
 
-``python -m bookbuild check-pages [BOOK_DIR]`` (default ``_book``) and ``tests/test_pages.py`` run it:
+``python -m bookbuild check-pages [BOOK_DIR]`` (default ``_book``) and ``tests/release/test_pages.py`` run it:
 
 - every HTML page of both books in headless Chromium at 1280 and 390 px, light and dark (and 320 px for
   the top bar), and without JavaScript: no visible error text (exception names, ``None``, ``NaN``,

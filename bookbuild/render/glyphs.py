@@ -1,7 +1,7 @@
 """Placeholder glyphs (a character drawn as a box): in a matplotlib SVG figure, and in a typst PDF's text.
 
 For the PDF build (:mod:`.pdf` refuses either) and the reader's-eye check (``bookbuild.pagecheck``). The
-figures' own drawing code applies the same SVG test to what it draws; tests/test_pages.py checks that the
+figures' own drawing code applies the same SVG test to what it draws; tests/release/test_pages.py checks that the
 two agree.
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ at the end): each top-level block written once and kept by its JSON, the citatio
 
 An edit changes a few paragraphs of a chapter: a prose edit one, a cell edit those that quote the values it
 moved. pandoc reads the whole appendix in 0.2-0.3 s; the pieces that changed, all in one run, in a few
-hundredths. The AST put together is the one pandoc gives for the whole text (``tests/test_pieces.py`` compares
+hundredths. The AST put together is the one pandoc gives for the whole text (``tests/book/test_pieces.py`` compares
 them on every chapter of the book and on each construct that ties blocks together). Where the text holds
 such a construct, or the pieces' run warns, :func:`read` answers None and the whole text is read as before:
 

@@ -1,0 +1,45 @@
+"""The suite's own rules (tests/conftest.py): a test's tier is its folder, a unit test builds no book, and a
+run that writes into the checkout fails naming what it wrote."""
+from pathlib import Path
+from types import SimpleNamespace
+
+from conftest import TESTS, changed_files, checkout_state, misplaced, tier_of
+
+
+def item(path: Path, *fixtures: str):
+    return SimpleNamespace(nodeid=f"{path.name}::t", path=path, fixturenames=list(fixtures))
+
+
+def test_the_tier_is_the_folder():
+    assert tier_of(TESTS / "unit" / "test_x.py") == "unit"
+    assert tier_of(TESTS / "book" / "test_x.py") == "book"
+    assert tier_of(TESTS / "release" / "test_x.py") == "release"
+    assert tier_of(TESTS / "test_x.py") is None
+    assert tier_of(Path("/elsewhere/test_x.py")) is None
+
+
+def test_a_unit_test_asking_for_a_book_and_a_test_outside_the_tiers_are_refused():
+    assert misplaced([item(TESTS / "unit" / "test_a.py", "tmp_path"),
+                      item(TESTS / "book" / "test_b.py", "rendered_book", "browser")]) == []
+    wrong = misplaced([item(TESTS / "unit" / "test_a.py", "tmp_path", "rendered_book"),
+                       item(TESTS / "test_c.py")])
+    assert wrong == ["test_a.py::t: a unit test uses ['rendered_book']: it belongs in tests/book",
+                     "test_c.py::t: a test outside tests/unit, tests/book and tests/release has no tier"]
+
+
+def test_every_test_file_of_the_suite_is_in_a_tier():
+    loose = sorted(p.name for p in TESTS.glob("test_*.py"))
+    assert loose == [], loose
+    assert {tier_of(p) for p in TESTS.glob("*/test_*.py")} == {"unit", "book", "release"}
+
+
+def test_a_file_written_changed_or_removed_in_the_checkout_is_named(tmp_path):
+    (tmp_path / "_build").mkdir()
+    (tmp_path / "kept.txt").write_text("a")
+    (tmp_path / "gone.txt").write_text("b")
+    (tmp_path / ".venv").mkdir()
+    before = checkout_state(tmp_path)
+    (tmp_path / "_build" / "cache.json").write_text("{}")       # ignored by git, still the checkout's
+    (tmp_path / "gone.txt").unlink()
+    (tmp_path / ".venv" / "pip.log").write_text("x")            # the environment's own folder is not watched
+    assert changed_files(before, checkout_state(tmp_path)) == ["_build/cache.json", "gone.txt"]
