@@ -224,7 +224,8 @@ def page_facts(html: str, words: list[str]) -> PageFacts:
     r.feed(html)
     r.close()
     flow = "".join(r.flow)
-    edge = (lambda c: re.sub(r"\d", "0", c))   # the reference's own edges, its number aside (compared by xrefs)
+    def edge(c: str) -> str:   # the reference's own edges, its number aside (compared by xrefs)
+        return re.sub(r"\d", "0", c)
     r.facts.ref_spacing = [f"{b}{'␣' if gb else ''}⟨{edge(t[:1])}…{edge(t[-1:])}⟩{'␣' if ga else ''}{a}"
                            for b, gb, t, ga, a in ref_contexts(flow)]
     r.facts.cjk_spacing = stray_spaces(flow)

@@ -19,10 +19,10 @@ import html
 import json
 import math
 
-from .fmt import FormatPrecisionError, fmt, fmt_int
+from .fmt import fmt_int
 from .physics import attainable_performance, decode_intensity
-from .reference import DEFAULT_CONTEXT, DEFAULT_RESERVE, ReferenceValues, display_values, scenario_values, shown
-from .registry import Hardware, Models, Systems
+from .reference import DEFAULT_CONTEXT, DEFAULT_RESERVE, ReferenceValues, display_values, scenario_values
+from .registry import Hardware, Models
 from .scenario import REFERENCE, SPACE, nearest_precision, scenario  # one fallback rule for the book and the explorer
 from .units import PRECISION_BYTES, Q_
 from .figures import book_lang, plot_div, plotly_json, roofline_spec

@@ -32,12 +32,12 @@ from typing import Any, Mapping
 
 from .errors import RegistryError, UnknownEntryError, UnknownPrecisionError
 from .guards import check
-from .physics.serving_floors import (batch_time_floor, floor_margin, mean_decode_context, strict_batch_time_floor,
+from .physics.serving_floors import (batch_time_floor, mean_decode_context, strict_batch_time_floor,
                                      strict_decode_floor, strict_prefill_floor, strict_throughput_ceiling,
                                      throughput_ceiling, tp_decode_floor, tp_prefill_floor)
 from .physics.kvcache import kv_bytes_per_token
 from .registry import DATA_DIR, REGISTRY, Accelerator, Model, Registry, Source, _Loader, check_fields, load_sources
-from .units import PRECISION_BYTES, Q_
+from .units import PRECISION_BYTES
 
 FILE = "measurements.toml"
 

@@ -10,7 +10,6 @@ written without the choices is never taken for the whole one."""
 from __future__ import annotations
 
 import json
-from functools import partial
 from pathlib import Path
 
 from .. import pool

@@ -11,7 +11,6 @@ Deterministic: the identifier is derived from the title and language, the modifi
 """
 from __future__ import annotations
 
-import html
 import io
 import json
 import re

@@ -1,7 +1,7 @@
 """The serving physics. Plain functions of pint quantities; each docstring gives the book's equation,
 and each function's ``equation`` attribute declares it (:mod:`mlsysim.physics.equations`).
 """
-from . import agent, decode_loop, equations, kvcache, queueing, roofline, serving_floors
+from . import agent, decode_loop, equations, kvcache, queueing, roofline, serving_floors  # noqa: F401 - the submodules, as attributes
 from .agent import *  # noqa: F401,F403
 from .decode_loop import *  # noqa: F401,F403
 from .equations import Equation, equation  # noqa: F401  (not star-exported: a cell's own names stay its own)

@@ -1,7 +1,6 @@
 """Little's law for trajectories and the queueing knee (Appendix A, §A.4)."""
 from __future__ import annotations
 
-import math
 
 from ._check import need, number
 from .equations import equation

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mlsysim.explorer import shown
+from mlsysim.reference import shown
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")

@@ -185,7 +185,7 @@ def test_the_page_scripts_say_nothing_in_a_language_of_their_own():
 
 #: the import names of the test extra's packages (pyproject.toml: [project.optional-dependencies] test)
 TEST_ONLY = {"pytest": "pytest", "pytest-xdist": "xdist", "hypothesis": "hypothesis", "beautifulsoup4": "bs4",
-             "playwright": "playwright"}
+             "playwright": "playwright", "ruff": "ruff"}
 #: the one place that may: check-pages drives Chromium through playwright, and says so in one line without it
 DRIVES_A_BROWSER = {"bookbuild.pagecheck.browser: playwright"}
 
