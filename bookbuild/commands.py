@@ -1,10 +1,9 @@
-"""The build commands' options and their run (``check``, ``render``, ``facts``), and :func:`guarded`: how
-any command's failure becomes one line per problem and an exit status. Used by ``python -m bookbuild``
-(:mod:`bookbuild.__main__`) and by the preview's warm worker (:mod:`bookbuild.worker`), which runs a
-build in a forked child exactly as the command line does."""
+"""The build commands' run (``check``, ``render``, ``facts``; their options: :mod:`bookbuild.cli`), and
+:func:`guarded`: how any command's failure becomes one line per problem and an exit status. Used by
+``python -m bookbuild`` (:mod:`bookbuild.__main__`) and by the preview's warm worker (:mod:`bookbuild.worker`),
+which runs a build in a forked child exactly as the command line does."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from dataclasses import replace
@@ -15,39 +14,7 @@ from . import procs
 from .book.hooks import DATA_ENV
 from .errors import BuildError, BuildFailed
 from .project import profiles as list_profiles
-from .settings import (DEFAULT_CELL_TIMEOUT, DEFAULT_FORMATS, DEFAULT_MEMORY_LIMIT, Parser, Settings, check_profile,
-                       debug_requested, folder_path, formats_list, jobs_count, megabytes, positive_seconds, process_id,
-                       project_root, root_option)
-
-
-def build_args(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--profile", default=None, help="en | zh | all (default: the project's default)")
-    ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
-    ap.add_argument("--no-cache", action="store_true",
-                    help="execute and render everything again (the output is byte-identical)")
-    ap.add_argument("--cell-timeout", type=positive_seconds, default=DEFAULT_CELL_TIMEOUT, metavar="SECONDS",
-                    help=f"stop a cell that runs longer (default {DEFAULT_CELL_TIMEOUT:g})")
-    ap.add_argument("--memory-limit", type=megabytes, default=DEFAULT_MEMORY_LIMIT, metavar="MB",
-                    help=f"the address space of one chapter's process (default {DEFAULT_MEMORY_LIMIT})")
-    ap.add_argument("--jobs", type=jobs_count, default=0, help="processes at once (default: one per core)")
-    ap.add_argument("--formats", type=formats_list, default=DEFAULT_FORMATS,
-                    help="render: html, pdf, epub, comma-separated (default html,pdf,epub)")
-    ap.add_argument("--output-dir", type=folder_path, default=None, metavar="DIR",
-                    help="render: put each book in DIR/<lang> instead of the profile's output-dir")
-    ap.add_argument("--stale-translations", choices=("error", "warn"), default=None,
-                    help="a translation behind its English source: fail (default) or warn (the preview)")
-    ap.add_argument("--with-parent", type=process_id, default=None, help=argparse.SUPPRESS)  # preview, diff
-    ap.add_argument("--defer-layer", action="store_true", help=argparse.SUPPRESS)   # the preview's first build
-
-
-def parsed(ap: argparse.ArgumentParser, argv: list[str]):
-    """The options, checked against the project (``--profile``); a build driven by another process of
-    ours (``--with-parent PID``) stops when that process ends, however it ends."""
-    args = ap.parse_args(argv)
-    check_profile(ap, root_option(ap, args.root), args.profile)
-    if args.with_parent:
-        procs.die_with_parent(args.with_parent)
-    return args
+from .settings import (Settings, debug_requested, project_root)
 
 
 def settings_of(args) -> Settings:
@@ -113,26 +80,29 @@ def run_build(args, command: str) -> int:
     return 0
 
 
-def facts_main(argv: list[str]) -> int:
+def run_check(args) -> int:
+    return run_build(args, "check")
+
+
+def run_render(args) -> int:
+    return run_build(args, "render")
+
+
+def run_compare(args) -> int:
+    """``compare-render``: the pages' text and what a reader gets in Chromium (the page check's reader)."""
+    from .compare import run
+    from .pagecheck.reader_facts import compare_reader
+    return run(args, compare_reader)
+
+
+def run_facts(args) -> int:
     """``facts``: every inline value and recorded guard as JSON (what ``diff`` compares)."""
     from . import passes
     from .book.diff import facts_of
-    ap = Parser(prog="python -m bookbuild facts")
-    build_args(ap)
-    ap.add_argument("--cache-dir", type=folder_path, default=None)
-    args = parsed(ap, argv)
     s = replace(settings_of(args), quiet=True)
     b = passes.run(s, profile_names(s.root, args.profile), passes.COMMANDS["facts"], facts=True)
     print(json.dumps(facts_of(b), ensure_ascii=False))
     return 0
-
-def build_main(argv: list[str]) -> int:
-    """``check`` or ``render`` with its options (what the warm worker runs)."""
-    ap = Parser(prog="python -m bookbuild")
-    ap.add_argument("command", choices=["check", "render"])
-    build_args(ap)
-    args = parsed(ap, argv)
-    return run_build(args, args.command)
 
 
 def guarded(command: Callable[[list[str]], int], argv: list[str]) -> int:

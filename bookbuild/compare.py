@@ -406,30 +406,10 @@ def compare_documents(ours: Path, other: Path, words: list[str]) -> list[PageDif
     return out
 
 
-def options(argv: list[str]):
-    """``compare-render``'s options, each checked by the parser (one line naming it, status 2). It reads
-    the two books and writes nothing."""
-    from .settings import Parser, check_profile, existing_folder, folder_path, root_option
-    ap = Parser(prog="python -m bookbuild compare-render",
-                description="Compare our _book with another rendering of the same "
-                            "sources (e.g. Quarto's _book), page by page.")
-    ap.add_argument("other", type=existing_folder, help="the other book folder (holding en/ and zh/, or one language)")
-    ap.add_argument("--profile", default="all", help="en | zh | all (default: all)")
-    ap.add_argument("--ours", type=existing_folder, default=None, help="our book folder (default: <root>/_book)")
-    ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
-    ap.add_argument("--no-browser", action="store_true",
-                    help="compare the pages' text only (not what a reader gets in Chromium: figures drawn, the "
-                         "choice, explanations, language switch, downloads, requests)")
-    args = ap.parse_args(argv)
-    args.root = root_option(ap, args.root)
-    check_profile(ap, args.root, args.profile)
-    return args
-
-
-def main(argv: list[str], reader_compare=None) -> int:
-    """``compare-render OTHER_BOOK_DIR``: our rendered pages against another rendering (Quarto's).
-    ``reader_compare`` (:func:`bookbuild.pagecheck.reader_facts.compare_reader`): the same pages in Chromium."""
-    args = options(argv)
+def run(args, reader_compare=None) -> int:
+    """``compare-render OTHER_BOOK_DIR`` (its options: :mod:`bookbuild.cli`): our rendered pages against another
+    rendering (Quarto's); ``reader_compare`` (:func:`bookbuild.pagecheck.reader_facts.compare_reader`, which
+    :func:`bookbuild.commands.run_compare` passes): the same pages in Chromium, unless ``--no-browser``."""
     root = args.root
     ours = (args.ours or root / "_book").resolve()
     other = args.other.resolve()

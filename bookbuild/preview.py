@@ -44,8 +44,6 @@ from . import procs
 from .project import load_book, named_files
 from .cache import tree_digest
 from .passes.parse import ENGINE, code_trees
-from .settings import (Parser, check_profile, folder_path, interval_seconds, megabytes, port_number,
-                       positive_seconds, root_option)
 from .source import parse
 from .worker import Warm
 
@@ -525,24 +523,6 @@ class Patching:
             return None
 
 
-def options(argv: list[str]) -> argparse.Namespace:
-    """The preview's options, each checked by the parser (a bad one is one line naming it, status 2)."""
-    ap = Parser(prog="python -m bookbuild preview",
-                description="Serve the book on localhost and rebuild it as you edit.")
-    ap.add_argument("--profile", default=None, help="en | zh (default: the project's default)")
-    ap.add_argument("--port", type=port_number, default=4848, help="1-65535 (0: any free port; default 4848)")
-    ap.add_argument("--no-browser", action="store_true")
-    ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
-    ap.add_argument("--cell-timeout", type=positive_seconds, default=None, metavar="SECONDS")
-    ap.add_argument("--memory-limit", type=megabytes, default=None, metavar="MB",
-                    help="the address space of one chapter's process (default: render's)")
-    ap.add_argument("--interval", type=interval_seconds, default=0.1, help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
-    args.root = root_option(ap, args.root)
-    check_profile(ap, args.root, args.profile, allow_all=False)
-    return args
-
-
 def all_profiles(root: Path, profile: str) -> list[str]:
     """The profile previewed and every other of the project: their chapters are watched too."""
     try:
@@ -599,8 +579,8 @@ def _cancel_on_save(files: list[Path], snap: dict, interval: float):
         t.join()
 
 
-def main(argv: list[str]) -> int:
-    args = options(argv)
+def run(args: argparse.Namespace) -> int:
+    """``preview``, its options parsed (:mod:`bookbuild.cli`)."""
     # Ctrl-C (and a polite kill) stop the preview cleanly, even where the shell that started it
     # ignores SIGINT (a background job inherits SIG_IGN, and Python then installs no handler)
     signal.signal(signal.SIGINT, signal.default_int_handler)

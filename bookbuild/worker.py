@@ -28,7 +28,8 @@ import tempfile
 from pathlib import Path
 
 from . import procs
-from .commands import DATA_ENV, Settings, build_main, guarded
+from .cli import dispatch
+from .commands import DATA_ENV, Settings, guarded
 
 
 def _settings(root: Path):
@@ -52,7 +53,7 @@ def _build(argv: list[str], folder: Path) -> int:
                 f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 os.dup2(f, fd)
                 os.close(f)
-            code = guarded(build_main, argv + ["--with-parent", str(os.getppid())])
+            code = guarded(dispatch, argv + ["--with-parent", str(os.getppid())])
             procs.stop_all(everything=True)
         except SystemExit as e:   # the parser's own exit (a bad option)
             code = e.code if isinstance(e.code, int) else 2

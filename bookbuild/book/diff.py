@@ -32,7 +32,6 @@ from pathlib import Path
 from .. import procs
 from ..cache import tree_digest
 from ..errors import BuildError
-from ..settings import Parser, check_profile, folder_path, git_revision, root_option
 
 
 def git(root: Path, *args: str, binary: bool = False):
@@ -194,26 +193,9 @@ def compare(old: dict, new: dict) -> tuple[list[Change], list[GuardChange], list
     return changes, guards, notes
 
 
-def options(argv: list[str]) -> argparse.Namespace:
-    """``diff``'s options, each checked by the parser (one line naming it, status 2)."""
-    ap = Parser(prog="python -m bookbuild diff",
-                description="Every inline value and guard a change moved, in both languages.")
-    ap.add_argument("ref", nargs="?", default="HEAD", type=git_revision,
-                    help="the git revision to compare with (default HEAD)")
-    ap.add_argument("--profile", default="all", help="en | zh | all (default: all)")
-    ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
-    ap.add_argument("--exit-zero", action="store_true",
-                    help="exit 0 even when a guard now fails (default: exit 1, as check would)")
-    args = ap.parse_args(argv)
-    args.root = root_option(ap, args.root)
-    check_profile(ap, args.root, args.profile)
-    return args
-
-
-def main(argv: list[str]) -> int:
-    """Writes only inside the project: the old sources and a copy of bookbuild under ``_build/diff``, the
-    shared cache under ``_build/cache``."""
-    args = options(argv)
+def run(args: argparse.Namespace) -> int:
+    """``diff``, its options parsed (:mod:`bookbuild.cli`). Writes only inside the project: the old sources
+    and a copy of bookbuild under ``_build/diff``, the shared cache under ``_build/cache``."""
     root = args.root
     sha, old_tree = checkout(root, args.ref)
     cache_dir = root / "_build" / "cache"

@@ -424,19 +424,11 @@ def check_translations(root: Path, books: Iterable[Any], text_of: Callable[[str]
     return errors
 
 
-def main_translated(argv: list[str]) -> int:
-    """``python -m bookbuild translated FILE [--source EN] [--root .]``: stamp a translation."""
-    from ..settings import Parser, file_path, folder_path, project_root, root_option
-    ap = Parser(prog="python -m bookbuild translated",
-                description="record that FILE is up to date with the English chapter it translates")
-    ap.add_argument("file", type=file_path)
-    ap.add_argument("--source", default=None, help="the English chapter (only when FILE has no translation-of yet)")
-    ap.add_argument("--root", default=".", type=folder_path, help="the project folder, or any folder inside it")
-    args = ap.parse_args(argv)
-    try:
-        root = project_root(args.root)
-    except BuildError:   # a translation needs no book around it: a folder named with --root is the project
-        root = args.root.resolve() if args.root.is_dir() and args.root != Path(".") else root_option(ap, args.root)
+def run_translated(args) -> int:
+    """``python -m bookbuild translated FILE [--source EN] [--root .]`` (its options: :mod:`bookbuild.cli`):
+    stamp a translation. A translation needs no book around it: a folder named with ``--root`` that holds no
+    ``_quarto.yml`` is the project."""
+    root = args.root
     target = args.file if args.file.is_absolute() else (Path.cwd() / args.file)
     try:
         old, new = stamp(root, target.resolve(), args.source)

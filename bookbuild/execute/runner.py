@@ -1,4 +1,4 @@
-"""The one way cells run: :class:`Runner`, with the semantics of Quarto's Jupyter engine.
+"""How a chapter's cells run: :class:`Runner`, with the semantics of Quarto's Jupyter engine.
 
 One fresh namespace per run (like one kernel per document), the project root first on ``sys.path``,
 the chapter's folder as the working directory, ``QUARTO_PROFILE`` set to the profile as Quarto sets
@@ -8,8 +8,8 @@ after each cell (Jupyter's inline backend); ``display()`` collects outputs. Each
 and an output cap (:mod:`.limits`).
 
 :meth:`Runner.chapter` runs every cell and substitutes the inline expressions: the executed chapter.
-:meth:`Runner.run_cells` runs the cells a filter keeps and discards their outputs: what the book's
-variants need, under whatever context the caller enters (a scenario, recorded guards).
+(The reader's choices and live mode run a chapter's kept cells through :mod:`bookbuild.book.live.runtime`,
+which imports nothing of bookbuild so that the browser's Pyodide runs the same file.)
 What the engine does not know (marking inline values, explaining them) comes through :class:`Hooks`.
 """
 from __future__ import annotations
@@ -168,14 +168,6 @@ class Runner:
         lines = self._run_cell(cell, render=True)
         self.blocks.append(lines)
         return lines
-
-    def run_cells(self, keep: Callable[[Cell], bool]) -> dict[str, Any]:
-        """Run the cells ``keep`` accepts (outputs discarded, no inline values); returns the namespace."""
-        with self._sandbox():
-            for cell in self.doc.cells:
-                if keep(cell):
-                    self._run_cell(cell, render=False)
-        return self.ns
 
     def _executed(self, out: list[tuple[str, Origin]]) -> ExecutedChapter:
         md_lines: list[str] = []

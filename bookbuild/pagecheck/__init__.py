@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .problems import Problem
 
-__all__ = ["Problem", "check_book", "main"]
+__all__ = ["Problem", "check_book"]
 
 
 def check_book(book, browser=None, **kw):
@@ -31,8 +31,3 @@ def check_book(book, browser=None, **kw):
     file_problems, file_stats = check_files(book)
     stats.update(file_stats)
     return problems + file_problems, stats
-
-
-def main(argv=None) -> int:
-    from .cli import main as _main
-    return _main(argv)

@@ -1,26 +1,12 @@
 """``python -m bookbuild check-pages [BOOK_DIR]``: the reader's-eye check over a rendered book."""
 from __future__ import annotations
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bookbuild check-pages",
-                                 description="Check a rendered book as readers get it: every page in headless "
-                                             "Chromium (widths, themes, every reader's choice, without JavaScript, "
-                                             "axe-core), every figure file and both PDFs.")
-    ap.add_argument("book", nargs="?", default="_book", type=Path,
-                    help="the rendered book folder, holding en/ and zh/ (default: _book)")
-    ap.add_argument("--file", action="store_true",
-                    help="open the pages as file: addresses instead of serving them on 127.0.0.1")
-    ap.add_argument("--no-axe", action="store_true", help="leave out axe-core (faster)")
-    ap.add_argument("--no-choices", action="store_true", help="leave out the sweep over the reader's choices")
-    ap.add_argument("--files-only", action="store_true", help="only the figure files and PDFs (no browser)")
-    ap.add_argument("-v", "--verbose", action="store_true", help="time each page")
-    args = ap.parse_args(argv)
+def run(args) -> int:
+    """``check-pages``, its options parsed (:mod:`bookbuild.cli`)."""
     book = args.book.resolve()
     if not book.is_dir():
         print(f"check-pages: {args.book} is not a folder: render the book first (python -m bookbuild render)",

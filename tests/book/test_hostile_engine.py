@@ -416,14 +416,14 @@ def test_any_start_folder_inside_the_project(world, start):
 # ───────────────────────────── 9. every option checked by the parser ─────────────────────────────
 
 OPTIONS = [
-    (["render", "--cell-timeout", "nan"], "python -m bookbuild: error: argument --cell-timeout: expected a number of seconds, got 'nan' (not a finite number)"),
-    (["render", "--cell-timeout", "1e999"], "python -m bookbuild: error: argument --cell-timeout: expected a number of seconds, got '1e999' (not a finite number)"),
-    (["check", "--cell-timeout", "0"], "python -m bookbuild: error: argument --cell-timeout: expected a number of seconds above 0 and at most 86400, got '0'"),
-    (["check", "--jobs", "1e3"], "python -m bookbuild: error: argument --jobs: expected a whole number of processes, got '1e3'"),
-    (["check", "--jobs", "999"], "python -m bookbuild: error: argument --jobs: expected 0 (one per core) to 256 processes, got '999'"),
-    (["render", "--formats", "pdf,docx"], "python -m bookbuild: error: argument --formats: takes html, pdf, epub separated by commas, not 'pdf,docx'"),
-    (["render", "--output-dir", ""], "python -m bookbuild: error: argument --output-dir: expected a folder, got an empty name"),
-    (["check", "--profile", "fr"], "python -m bookbuild: error: argument --profile: unknown profile 'fr'; choose from all, en, zh"),
+    (["render", "--cell-timeout", "nan"], "python -m bookbuild render: error: argument --cell-timeout: expected a number of seconds, got 'nan' (not a finite number)"),
+    (["render", "--cell-timeout", "1e999"], "python -m bookbuild render: error: argument --cell-timeout: expected a number of seconds, got '1e999' (not a finite number)"),
+    (["check", "--cell-timeout", "0"], "python -m bookbuild check: error: argument --cell-timeout: expected a number of seconds above 0 and at most 86400, got '0'"),
+    (["check", "--jobs", "1e3"], "python -m bookbuild check: error: argument --jobs: expected a whole number of processes, got '1e3'"),
+    (["check", "--jobs", "999"], "python -m bookbuild check: error: argument --jobs: expected 0 (one per core) to 256 processes, got '999'"),
+    (["render", "--formats", "pdf,docx"], "python -m bookbuild render: error: argument --formats: takes html, pdf, epub separated by commas, not 'pdf,docx'"),
+    (["render", "--output-dir", ""], "python -m bookbuild render: error: argument --output-dir: expected a folder, got an empty name"),
+    (["check", "--profile", "fr"], "python -m bookbuild check: error: argument --profile: unknown profile 'fr'; choose from all, en, zh"),
     (["preview", "--port", "99999"], "python -m bookbuild preview: error: argument --port: expected a port from 1 to 65535 (0: any free port), got '99999'"),
     (["preview", "--port", "-1"], "python -m bookbuild preview: error: argument --port: expected a port from 1 to 65535 (0: any free port), got '-1'"),
     (["preview", "--port", "http"], "python -m bookbuild preview: error: argument --port: expected a port number, got 'http'"),
@@ -450,7 +450,7 @@ def test_an_option_out_of_range_is_one_line_naming_it(world, args, line):
 def test_a_root_outside_any_project_is_one_line_naming_it(world):
     r = world.run("check", root=False, cwd=world.outside)
     assert r.returncode == 2
-    assert one_line(r) == (f"python -m bookbuild: error: argument --root: {world.outside.resolve()} is not inside a "
+    assert one_line(r) == (f"python -m bookbuild check: error: argument --root: {world.outside.resolve()} is not inside a "
                            "book project (no _quarto.yml here or above): run from the project folder or pass --root "
                            "PROJECT")
 

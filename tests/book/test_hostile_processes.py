@@ -267,7 +267,7 @@ def test_a_cell_past_the_memory_limit_is_one_line(world):
                            "use 1,024 MB): use less, or raise --memory-limit")
     r = world.run("check", "--profile", "en", "--memory-limit", "100", timeout=60)
     assert r.returncode == 2
-    assert one_line(r) == ("python -m bookbuild: error: argument --memory-limit: expected 256 to 1048576 megabytes, "
+    assert one_line(r) == ("python -m bookbuild check: error: argument --memory-limit: expected 256 to 1048576 megabytes, "
                            "got '100'")
 
 

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from bookbuild.book.translation import (check_drift, check_glossary, glossary_errors, load_glossary, main_translated,
+from bookbuild.cli import dispatch
+from bookbuild.book.translation import (check_drift, check_glossary, glossary_errors, load_glossary,
                                    prose_blocks, prose_hash, stamp, translation_of)
 from conftest import copy_with_edits
 
@@ -101,8 +102,8 @@ def test_a_missing_source_is_one_clear_error(tmp_path):
 
 def test_stamp_adds_front_matter_when_given_the_source(tmp_path):
     root = _mini(tmp_path, zh="# 标题\n")
-    assert main_translated(["zh.qmd", "--root", str(root)]) == 1          # no translation-of, no --source
-    assert main_translated([str(root / "zh.qmd"), "--root", str(root), "--source", "en.qmd"]) == 0
+    assert dispatch(["translated", "zh.qmd", "--root", str(root)]) == 1          # no translation-of, no --source
+    assert dispatch(["translated", str(root / "zh.qmd"), "--root", str(root), "--source", "en.qmd"]) == 0
     text = (root / "zh.qmd").read_text(encoding="utf-8")
     assert text.startswith("---\ntranslation-of:\n  path: en.qmd\n  sha256: ") and text.endswith("# 标题\n")
     assert check_drift(root, Path("zh.qmd")) == []
