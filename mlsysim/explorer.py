@@ -18,6 +18,7 @@ import dataclasses
 import html
 import json
 import math
+from pathlib import Path
 
 from .fmt import fmt_int
 from .physics import attainable_performance, decode_intensity
@@ -229,56 +230,15 @@ def lookup(data: dict, accelerator: str, model: str, precision: str) -> dict | N
     return out
 
 
-_CSS = """
-#mlsysim-explorer{border:1px solid rgba(127,127,127,.35);border-radius:6px;padding:.8em 1em;margin:1em 0}
-#mlsysim-explorer .mx-controls{display:flex;flex-wrap:wrap;gap:.6em 1.2em;margin-bottom:.6em}
-#mlsysim-explorer label{display:flex;flex-direction:column;font-size:.85em;gap:.2em}
-#mlsysim-explorer select{font:inherit;font-size:1em;padding:.15em .3em;max-width:18em}
-#mlsysim-explorer .mx-status{min-height:1.2em;font-size:.85em;font-style:italic;margin:.2em 0}
-#mlsysim-explorer .mx-body{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
-#mlsysim-explorer table{border-collapse:collapse;font-size:.88em;flex:1 1 24em}
-#mlsysim-explorer th,#mlsysim-explorer td{padding:.18em .5em;border-bottom:1px solid rgba(127,127,127,.25);text-align:left}
-#mlsysim-explorer td.mx-v{text-align:right;font-variant-numeric:tabular-nums;font-weight:600;white-space:nowrap}
-#mlsysim-explorer figure{flex:1 1 20em;margin:0}
-#mlsysim-explorer figcaption,#mlsysim-explorer caption{font-size:.8em;text-align:left;caption-side:bottom;opacity:.8;padding-top:.3em}
-"""
+def _asset(name: str) -> str:
+    """The explorer's style or script, from ``mlsysim/assets/`` (package data, shipped with the live bundle)."""
+    return (Path(__file__).parent / "assets" / name).read_text(encoding="utf-8")
+
+
+_CSS = _asset("explorer.css")
 
 # The script looks values up and swaps strings; it computes nothing.
-_JS = """
-(function(){
-var root=document.getElementById('mlsysim-explorer');
-var D=JSON.parse(document.getElementById('mlsysim-explorer-data').textContent);
-var sa=document.getElementById('mlsysim-explorer-accelerator'),
-    sm=document.getElementById('mlsysim-explorer-model'),
-    sp=document.getElementById('mlsysim-explorer-precision'),
-    st=document.getElementById('mlsysim-explorer-status'),
-    g=document.getElementById('mlsysim-explorer-plot');
-function redraw(r){var F=window.mlsysimFigures;if(!F||!g._mlsysimSpec)return;
-  var s=JSON.parse(JSON.stringify(g._mlsysimSpec));
-  for(var i=0;i<r.traces.length&&i<s.data.length;i++){var t=r.traces[i],d=s.data[i];
-    d.x=t.x;d.y=t.y;if(t.name!==null)d.name=t.name;if(t.customdata!==null)d.customdata=t.customdata;}
-  (s.layout.shapes||[]).forEach(function(h){if(h.name==='ridge_line'){h.x0=r.ridge;h.x1=r.ridge;}});
-  F.update(g,s).then(function(){g.setAttribute('data-accelerator',root.getAttribute('data-accelerator'));
-    g.setAttribute('data-precision',root.getAttribute('data-precision'));});}
-function avail(){var u=D.unavailable[sa.value]||[];
-  for(var i=0;i<sp.options.length;i++){var o=sp.options[i],off=u.indexOf(o.value)>=0;
-    o.disabled=off;o.textContent=off?o.getAttribute('data-off'):o.value;}}
-function show(want){var a=sa.value,m=sm.value,p=want||sp.value,msg='';
-  var fb=(D.fallback[a]||{})[p]; if(fb){msg=fb[1];p=fb[0];} sp.value=p;
-  var e=D.values[a][p][m];
-  var L=D.labels[String(e.context||D.context)];
-  for(var i=0;i<D.shown_keys.length;i++){var k=D.shown_keys[i],c=root.querySelector('[data-key="'+k+'"]'),h=root.querySelector('[data-label="'+k+'"]');
-    if(c)c.textContent=e.shown[i];if(h&&L)h.textContent=L[k];}
-  st.textContent=msg;
-  root.setAttribute('data-accelerator',a);root.setAttribute('data-model',m);root.setAttribute('data-precision',p);
-  redraw(D.roofline[a][p]);}
-var last=sp.value;
-sa.addEventListener('change',function(){avail();show(last);});
-sm.addEventListener('change',function(){show();});
-sp.addEventListener('change',function(){last=sp.value;show();});
-avail();show();root.setAttribute('data-ready','1');
-})();
-"""
+_JS = _asset("explorer.js")
 
 
 def notebook_data_url(path) -> str:

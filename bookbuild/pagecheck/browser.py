@@ -26,7 +26,12 @@ WIDTHS = (1280, 390)
 NARROW = 320
 THEMES = ("light", "dark")
 HEIGHT = 900
-PROBE = (Path(__file__).parent / "probe.js").read_text(encoding="utf-8")
+def script(name: str) -> str:
+    """A script the check runs in the page, from its file beside this module (package data)."""
+    return (Path(__file__).parent / name).read_text(encoding="utf-8")
+
+
+PROBE = script("probe.js")
 #: axe-core impacts that fail the check
 FAILING_IMPACTS = ("serious", "critical")
 #: most tab stops a reader should need from the top of a page to the reader's choice
@@ -317,21 +322,7 @@ def check_keyboard(tab: Tab) -> None:
         tab._add("Escape does not close the explanation")
 
 
-TIPS = """() => { const spans = Array.from(document.querySelectorAll('article .mlsysim-v'));
-  spans.sort((a, b) => b.textContent.length - a.textContent.length);
-  const out = [], vw = document.documentElement.clientWidth;
-  for (const s of spans.slice(0, 3)) {
-    s.scrollIntoView({block: 'center'}); s.focus();
-    const t = document.getElementById('mlsysim-tip');
-    if (t && !t.hidden) {
-      const r = t.getBoundingClientRect();
-      if (t.scrollWidth > t.clientWidth + 1 || r.right > vw + 1 || r.left < -1)
-        out.push(s.getAttribute('data-attr') + ' (' + t.scrollWidth + ' px of content in a ' + t.clientWidth
-                 + ' px box, ' + Math.round(r.left) + '-' + Math.round(r.right) + ' px of a ' + vw + ' px window)');
-    }
-    s.blur();
-  }
-  return out; }"""
+TIPS = script("tips.js")
 
 
 def check_tips(tab: Tab) -> None:
@@ -342,32 +333,7 @@ def check_tips(tab: Tab) -> None:
     tab.page.evaluate("() => window.scrollTo(0, 0)")
 
 
-AIDS = r"""() => {
-  const out = [], vw = document.documentElement.clientWidth, seen = {};
-  const links = Array.from(document.querySelectorAll("article a.quarto-xref, article a[role='doc-biblioref']"));
-  for (const a of links) {      /* one link of each kind: section, figure, table, equation, citation; here or on another page */
-    const h = a.getAttribute('href') || '', id = h.split('#')[1] || '';
-    const kind = (h.charAt(0) === '#' ? '' : 'another page: ') + (a.getAttribute('role') === 'doc-biblioref' ? 'citation' : id.split('-')[0]);
-    if (seen[kind]) continue;
-    seen[kind] = 1;
-    a.scrollIntoView({block: 'center'}); a.focus();
-    const t = document.getElementById('xref-preview'), name = kind + ' “' + a.textContent + '”';
-    if (!t || t.hidden || !t.textContent.trim()) { out.push('focusing the ' + name + ' shows no preview'); continue; }
-    if (a.getAttribute('aria-describedby') !== 'xref-preview') out.push('the ' + name + ' is not described by its preview (aria-describedby)');
-    const r = t.getBoundingClientRect();
-    if (r.right > vw + 1 || r.left < -1) out.push('the preview of the ' + name + ' leaves the window (' + Math.round(r.left) + '-' + Math.round(r.right) + ' px of ' + vw + ')');
-    if (t.querySelector('[id], .mlsysim-v, script, [tabindex]:not([tabindex="-1"])')) out.push('the preview of the ' + name + ' copies ids, computed numbers, scripts or tab stops');
-    if (kind.endsWith('eq') && !/\(\S+\)/.test(t.textContent)) out.push('the preview of the ' + name + ' has no equation number');
-    document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}));
-    if (!t.hidden) out.push('Escape does not close the preview of the ' + name);
-    a.blur();
-  }
-  const hs = Array.from(document.querySelectorAll('article h2[id], article h3[id], article h4[id], article h5[id], article h6[id]'));
-  const bare = hs.filter(h => !h.querySelector('a.anchor-link[href="#' + CSS.escape(h.id) + '"][aria-label]'));
-  if (bare.length) out.push(bare.length + ' of ' + hs.length + ' headings have no link to themselves (first: ' + bare[0].id + ')');
-  window.scrollTo(0, 0);
-  return out;
-}"""
+AIDS = script("reading_aids.js")
 
 
 def check_reading_aids(tab: Tab) -> None:
@@ -380,89 +346,7 @@ def check_reading_aids(tab: Tab) -> None:
 
 # ---------------------------------------------------------------- every choice of the reader's bar
 
-SWEEP = r"""
-(opts) => {
-  const V = window.MLSYSIM_PAGE && window.MLSYSIM_PAGE.variants, out = [];
-  const selA = document.getElementById('mlsysim-choice-accelerator'), selM = document.getElementById('mlsysim-choice-model');
-  const selP = document.getElementById('mlsysim-choice-precision');
-  if (!V || !selA || !selM || !selP) return [{key: null, what: "the reader's choice is missing"}];
-  const lang = window.MLSYSIM_PAGE.lang, idx = {};
-  V.attrs.forEach((k, i) => { idx[k] = i; });
-  const refKey = V.reference.accelerator + '|' + V.reference.model + '|' + V.reference.precision;
-  const spans = Array.from(document.querySelectorAll('article .mlsysim-v'));
-  const status = () => (document.querySelector('#mlsysim-choice .mc-status') || {}).innerText || '';
-  const labels = [].concat(V.accelerators.map(a => a.label), V.models.map(m => m.label));
-  /* words a Chinese reader may see in Latin letters: names of parts and models, units, precisions */
-  const ok = /^(GB|TB|GiB|TiB|kB|MB|FLOP|TFLOP|PFLOP|bf16|fp16|fp8|fp4|int8|int4|NVIDIA|AMD|Google|TPU|SXM|HGX|DGX|PCIe|Llama|MoE|HBM|KV)$/i;
-  const english = t => {
-    let s = t;
-    labels.concat(Object.values(V.choices).map(c => c.node || '')).sort((x, y) => y.length - x.length)
-      .forEach(l => { if (l) s = s.split(l).join(' '); });
-    return (s.match(/[A-Za-z]{4,}/g) || []).filter(w => !ok.test(w));
-  };
-  let previous = document.documentElement.getAttribute('data-mlsysim-choice');
-  const keys = opts.keys || Object.keys(V.choices);
-  for (const key of keys) {
-    const c = V.choices[key], [a, m, p] = key.split('|');
-    selA.value = a; selM.value = m; selP.value = p;
-    selM.dispatchEvent(new Event('change', {bubbles: true}));
-    const problems = [], shownChoice = document.documentElement.getAttribute('data-mlsysim-choice');
-    const st = status();
-    if (c.error) {
-      if (!document.querySelector('#mlsysim-choice .mcs-error')) problems.push('a choice that cannot be computed is not said so');
-      /* the page moves to a choice it can compute (the model kept, another accelerator) and the selects follow */
-      const sel = selA.value + '|' + selM.value + '|' + selP.value, shownKey = shownChoice === 'reference' ? refKey : shownChoice;
-      if (sel !== shownKey) problems.push('the selects show ' + sel + ' while the page shows ' + shownKey);
-      if (V.choices[shownKey] && V.choices[shownKey].error) problems.push('the page shows a choice it cannot compute');
-      previous = shownChoice;
-      const raw = String(c.error);
-      if (/\b[A-Z][A-Za-z]*(Error|Exception)\b|Traceback/.test(st)) problems.push('the choice bar shows exception text: ' + st.slice(0, 160));
-      if (lang === 'zh' && english(st).length) problems.push('the choice bar speaks English to a Chinese reader: ' + english(st).slice(0, 6).join(' '));
-    } else {
-      const want = key === refKey ? 'reference' : key;
-      if (shownChoice !== want) problems.push('the page shows ' + shownChoice + ', not the choice');
-      let wrong = 0, first = '';
-      for (const s of spans) {
-        const i = idx[s.getAttribute('data-attr')];
-        const v = (key !== refKey && i !== undefined && c.v && c.v[i] !== null) ? V.values[c.v[i]] : null;
-        const expect = (v === null || v === undefined) ? s.getAttribute('data-ref') : v;
-        if (s.textContent !== expect) { wrong++; if (!first) first = s.getAttribute('data-attr') + ' shows ' + s.textContent + ', not ' + expect; }
-      }
-      if (wrong) problems.push(wrong + ' computed numbers not swapped (' + first + ')');
-      previous = shownChoice;
-      if (lang === 'zh') {
-        const said = st + ' ' + Array.from(document.querySelectorAll('.mlsysim-claim-marker, .mlsysim-claim-marker-summary')).map(e => e.innerText).join(' ');
-        const en = english(said);
-        if (en.length) problems.push('Chinese page shows English: ' + en.slice(0, 6).join(' '));
-      }
-    }
-    /* what the choice changed (the reference page had the whole check): the blocks holding changed
-       numbers, the marked claims and the choice bar */
-    const blocks = new Set();
-    document.querySelectorAll('article .mlsysim-v-changed, article .mlsysim-claim-marker, article .mlsysim-claim-flag').forEach(n =>
-      blocks.add(n.closest('li, tr, p, dd, figcaption, caption, blockquote, h1, h2, h3, h4') || n.parentNode));
-    const said = [st].concat(Array.from(blocks).map(b => b.innerText)).join('\n');
-    window.__pagecheck.errorsIn(said).forEach(f =>
-      problems.push('shows ' + f.what + ' ' + JSON.stringify(f.match) + ': “' + f.context + '”'));
-    const de = document.documentElement, vw = de.clientWidth, pw = Math.max(de.scrollWidth, document.body.scrollWidth);
-    if (pw > vw + 1)
-      problems.push('page is ' + pw + 'px wide in a ' + vw + 'px viewport (' + window.__pagecheck.escapees(document.body, 0, vw).slice(0, 3).map(w => w.el + ' reaches ' + w.right + 'px').join('; ') + ')');
-    if (opts.wide) {
-      const main = document.querySelector('main.content').getBoundingClientRect(), seen = new Set();
-      blocks.forEach(b => {
-        const box = b.closest('table') || b;
-        if (seen.has(box)) return;
-        seen.add(box);
-        const r = box.getBoundingClientRect();
-        if (r.right > main.right + 1 || r.left < main.left - 1)
-          problems.push('content leaves its column: ' + window.__pagecheck.describe(box).slice(0, 80) + ' spans ' + Math.round(r.left) + '–' + Math.round(r.right) + 'px');
-      });
-    }
-    problems.forEach(p => out.push({key: key, what: p}));
-  }
-  return out;
-}
-"""
+SWEEP = script("choice_sweep.js")
 
 
 def choice_keys(tab: Tab) -> dict:

@@ -60,10 +60,10 @@ def vendored(root: Path) -> dict[str, Path] | None:
 
 
 def bundle_bytes(lib_dir: Path) -> bytes:
-    """``mlsysim`` (code and data) with the live runtime and the numpy subset, as one zip; the same bytes
+    """``mlsysim`` (code, data and the explorer's script and style) with the live runtime and the numpy subset, as one zip; the same bytes
     for the same files (sorted names, fixed dates)."""
     files = sorted(p for p in Path(lib_dir).rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                   and p.suffix in (".py", ".toml", ".txt"))
+                   and p.suffix in (".py", ".toml", ".txt", ".js", ".css"))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         def add(name: str, data: bytes) -> None:
