@@ -35,9 +35,10 @@ CHECKS_IMPORT = ("mlsysim.explorer", "mlsysim.measurements")
 REGISTRY_IMPORT = ("mlsysim", "mlsysim.measurements")
 #: the libraries whose whole code and data the chapters' results depend on
 LIBRARIES = ("mlsysim",)
-#: the inline scripts the library's outputs carry (module, name of the script's text): the only inline
-#: scripts a page runs besides the engine's own (the page's policy hashes them; any other is refused)
-LIBRARY_SCRIPTS = (("mlsysim.explorer", "_JS"),)
+#: the inline scripts the library's outputs carry (package, the script's file in it: the explorer a cell
+#: prints inlines that file's text): the only inline scripts a page runs besides the engine's own (the
+#: page's policy hashes them; any other is refused). Read from the file, the library is not imported.
+LIBRARY_SCRIPTS = (("mlsysim", "assets/explorer.js"),)
 #: the user's variables that point the library at another data folder (the cache keys cover it)
 DATA_ENV = ("MLSYSIM_DATA_DIR",)
 ATTR_EXPR = re.compile(r"^[A-Za-z_]\w*\.[A-Za-z_]\w*$")
@@ -247,13 +248,13 @@ def library_dirs(root: Path) -> list[Path]:
 
 def library_script_hashes() -> list[str]:
     """The policy sources ('sha256-…') of :data:`LIBRARY_SCRIPTS`, as a page's ``<script>`` holds them."""
-    import importlib
+    import importlib.util
     from ..render.html import script_source
     out = []
-    for module, name in LIBRARY_SCRIPTS:
-        try:
-            code = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):   # a book without that library: none of its scripts
+    for package, name in LIBRARY_SCRIPTS:
+        spec = importlib.util.find_spec(package)   # where it is, without running it
+        path = Path(spec.origin).parent / name if spec is not None and spec.origin else None
+        if path is None or not path.is_file():   # a book without that library: none of its scripts
             continue
-        out.append(script_source(code))
+        out.append(script_source(path.read_text(encoding="utf-8")))
     return out

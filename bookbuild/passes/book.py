@@ -46,16 +46,20 @@ def _jobs(build: Build, doc, choices: list[dict], key: str, profile: str) -> lis
             for i in range(0, len(choices), n)]
 
 
-def compute(build: Build, wanted: list) -> dict[tuple[str, str], tuple[str, list]]:
+def variant_key(build: Build, choices: list, book, ch, doc) -> str:
+    """The key of a chapter's choices: per profile (a cell may word its values in the book's language,
+    mlsysim.wording), the cells' content, the choices offered and the files the chapter read."""
+    return sha256_bytes(b"variants", build.environment.encode(), json.dumps(choices).encode(),
+                        book.profile.encode(), *V.cells_digest(doc),
+                        build.inputs.get(f"{book.profile}:{ch.path.as_posix()}", "").encode())
+
+
+def compute(build: Build, wanted: list, choices: list) -> dict[tuple[str, str], tuple[str, list]]:
     """Every choice for each chapter of ``wanted`` ((book, chapter, document) triples): its variant key
     and results, by (profile, chapter)."""
-    choices = V.choices(data_dir(build), library_dir(build))
     keyed, pending, profiles = {}, {}, {}
     for book, ch, doc in wanted:
-        # per profile: a cell may word its values in the book's language (mlsysim.wording)
-        key = sha256_bytes(b"variants", build.environment.encode(), json.dumps(choices).encode(),
-                           book.profile.encode(), *V.cells_digest(doc),
-                           build.inputs.get(f"{book.profile}:{ch.path.as_posix()}", "").encode())
+        key = variant_key(build, choices, book, ch, doc)
         keyed[(book.profile, ch.path.as_posix())] = key
         if key not in pending:
             hit = build.store.get_json("variants", key)
@@ -83,21 +87,44 @@ def compute(build: Build, wanted: list) -> dict[tuple[str, str], tuple[str, list
     return {where: (k, pending[k]) for where, k in keyed.items()}
 
 
-def compacted(build: Build, variant_key: str, results: list, ec) -> dict:
-    """The page's data for one chapter (:func:`bookbuild.book.variants.compact`), cached by its inputs:
-    the choices' results (by their key), the chapter's reference values, guard map and explanations (a
-    prose edit changes none of them, so the 70 choices' explanations are not packed again)."""
+def compact_key(build: Build, variant_key: str, ec) -> str:
+    """The key of a chapter's page data: the choices' results (by their key), the chapter's reference
+    values, guard map and explanations (a prose edit changes none of them, so the choices' explanations
+    are not packed again, and a build that changed nothing does not read the choices' results at all)."""
     reference = {u.expr.strip(): u.value for u in ec.inline}
-    guard_map, provenance = ec.extras.get("guard_map"), ec.extras.get("provenance") or {}
-    excluded = V.not_offered(data_dir(build), library_dir(build))
+    return sha256_bytes(b"compact", build.environment.encode(), variant_key.encode(), json.dumps(
+        [reference, ec.extras.get("guard_map"), ec.extras.get("provenance") or {},
+         V.not_offered(data_dir(build), library_dir(build))], sort_keys=True, default=str).encode("utf-8"))
 
-    def compute() -> dict:
-        return V.compact(results, reference, guard_map, provenance, excluded)
-    if not build.store.enabled:
-        return compute()
-    key = sha256_bytes(b"compact", build.environment.encode(), variant_key.encode(), json.dumps(
-        [reference, guard_map, provenance, excluded], sort_keys=True, default=str).encode("utf-8"))
-    return build.store.memo("compact", key, compute, lambda hit: isinstance(hit, dict))
+
+def compacted(build: Build, results: list, ec) -> dict:
+    """The page's data for one chapter (:func:`bookbuild.book.variants.compact`) from its choices' results."""
+    reference = {u.expr.strip(): u.value for u in ec.inline}
+    return V.compact(results, reference, ec.extras.get("guard_map"), ec.extras.get("provenance") or {},
+                     V.not_offered(data_dir(build), library_dir(build)))
+
+
+def page_data(build: Build, wanted: list) -> dict[tuple[str, str], dict]:
+    """Each wanted chapter's page data, by (profile, chapter): kept under :func:`compact_key`, so the
+    choices (their results are tens of MB of JSON) are read or computed only for a chapter whose page
+    data the cache does not hold."""
+    choices = V.choices(data_dir(build), library_dir(build))
+    executed = {(book.profile, ch.path.as_posix()): ec for book in build.books
+                for ch, ec in zip(book.chapters, build.executed[book.profile])}
+    out, keys, missing = {}, {}, []
+    for book, ch, doc in wanted:
+        where = (book.profile, ch.path.as_posix())
+        keys[where] = compact_key(build, variant_key(build, choices, book, ch, doc), executed[where])
+        hit = build.store.get_json("compact", keys[where]) if build.store.enabled else None
+        if isinstance(hit, dict):
+            out[where] = hit
+        else:
+            missing.append((book, ch, doc))
+    for where, (_, results) in (compute(build, missing, choices) if missing else {}).items():
+        out[where] = compacted(build, results, executed[where])
+        if build.store.enabled:
+            build.store.put_json("compact", keys[where], out[where])
+    return out
 
 
 def live_runtime(build: Build) -> dict:
@@ -125,13 +152,12 @@ def live_data(build: Build, book, runtime: dict) -> dict:
 def run(build: Build) -> None:
     wanted = [(book, ch, build.documents[ch.path.as_posix()]) for book in build.books for ch in book.chapters
               if V.wanted(build.documents[ch.path.as_posix()])]
-    results = compute(build, wanted) if wanted else {}
+    data = page_data(build, wanted) if wanted else {}
     runtime = live_runtime(build)
     for book in build.books:
         chapters = []
         for ch, ec in zip(book.chapters, build.executed[book.profile]):
-            got = results.get((book.profile, ch.path.as_posix()))
-            compact = compacted(build, *got, ec) if got is not None else None
+            compact = data.get((book.profile, ch.path.as_posix()))
             chapters.append((ch.path.as_posix(), ec.markdown, ec.extras.get("provenance") or {}, compact))
         build.additions[book.profile] = out = reader.additions(book.lang, chapters, live_data(build, book, runtime))
         out.write(build.executed_dir(book.profile))

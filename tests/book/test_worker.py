@@ -8,6 +8,7 @@ expected numbers are the H100's published 3.35 TB/s and the edits typed here.
 from __future__ import annotations
 
 import os
+import shutil
 import re
 
 from test_author_loop import CHAPTER, build, edit_bandwidth, page, project, tree
@@ -121,3 +122,24 @@ def test_a_worker_that_cannot_start_is_the_build_s_one_line_failure(tmp_path):
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("bookbuild: the build's worker did not start: bookbuild/__init__.py:1: SyntaxError"), lines
     assert w.proc is None
+
+
+def test_a_build_that_changed_nothing_reads_no_choice_results(tmp_path):
+    """The page data of a chapter's choices is kept under its inputs' key; the choices' results (tens of MB
+    in the real book) are read only where that data is missing. Every results entry is damaged after the
+    first build: a build that changed nothing is still up to date without a word about them; with the page
+    data gone, the build reads them, finds the damage, says so and computes them again (the same pages)."""
+    root = project(tmp_path)
+    ch = root / CHAPTER
+    ch.write_text("---\nmlsysim-variants: true\n---\n\n" + ch.read_text(encoding="utf-8"), encoding="utf-8")
+    build(root, *RENDER[1:])
+    entries = [p for p in (root / "_build" / "cache" / "variants").rglob("*") if p.is_file()]
+    assert entries
+    for p in entries:
+        p.write_bytes(b"damaged")
+    same = build(root, *RENDER[1:])
+    assert "en: up to date" in same.stdout and "variants" not in same.stderr, same.stdout + same.stderr
+    shutil.rmtree(root / "_build" / "cache" / "compact")
+    again = build(root, *RENDER[1:])
+    assert "(variants) was corrupt" in again.stderr, again.stderr
+    assert "executed 1 chapter(s)" in again.stdout and "en: up to date" in again.stdout, again.stdout   # the same pages
