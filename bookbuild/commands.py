@@ -57,26 +57,47 @@ def summary(build, profile: str) -> str:
 
 
 def run_build(args, command: str) -> int:
-    from . import passes
+    """``check`` or ``render``: the passes, unless the last build that changed nothing had these very inputs
+    and left these very books (:mod:`bookbuild.unchanged`: then what it printed, without importing them)."""
+    from . import unchanged
     s = settings_of(args)
-    b = passes.run(s, profile_names(s.root, args.profile), passes.COMMANDS[command])
+    names = profile_names(s.root, args.profile)
+    kept = unchanged.printed(s, command, names)
+    if kept is not None:
+        if debug_requested():
+            print("bookbuild: passes: none (the inputs and the books are those of the last build, which "
+                  "changed nothing)", file=sys.stderr)
+        for line in kept:
+            print(line)
+        return 0
+    from . import passes
+    from .passes.parse import code_trees
+    trees = [str(t) for t in code_trees(s.root)]
+    before = unchanged.inputs_digest(s, trees) if s.cache_folder is not None else None
+    b = passes.run(s, names, passes.COMMANDS[command])
     for note in b.report.notes:
         print(f"bookbuild: note: {note}", file=sys.stderr)
     if debug_requested():
         print("bookbuild: passes: " + ", ".join(f"{k} {v:.2f} s" for k, v in b.report.timings.items()), file=sys.stderr)
-    for book in b.books:   # the profiles asked for, "default" resolved to its name
-        print(summary(b, book.profile))
-    for what in b.report.deferred:
-        print(f"deferred: {what}")
+    lines = [summary(b, book.profile) for book in b.books]   # the profiles asked for, "default" resolved to its name
+    lines += [f"deferred: {what}" for what in b.report.deferred]
     if b.report.executed or b.report.cached:
         again = f" ({len(b.report.replayed)} with new prose over the same cells: none of theirs ran)" if b.report.replayed else ""
-        print(f"executed {len(b.report.executed)} chapter(s), {len(b.report.cached)} from the cache{again}")
+        lines.append(f"executed {len(b.report.executed)} chapter(s), {len(b.report.cached)} from the cache{again}")
+    destinations = []
     if command == "render":
         from .passes.render import destination
         for book in b.books:
             state = "rendered" if book.profile in b.report.rendered else "up to date"
             where = book.output_dir.as_posix() if s.output_dir is None else shown(destination(b, book), s)
-            print(f"{book.profile}: {state} -> {where}")
+            lines.append(f"{book.profile}: {state} -> {where}")
+            destinations.append(destination(b, book))
+    for line in lines:
+        print(line)
+    r = b.report
+    if before is not None and not (r.executed or r.rendered or r.notes or r.deferred or r.replayed):
+        unchanged.record(s, command, names, before, trees, lines, destinations,
+                         [b.executed_dir(book.profile) for book in b.books])
     return 0
 
 

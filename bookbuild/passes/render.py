@@ -24,10 +24,10 @@ from .. import procs
 from ..cache import file_digest, sha256_bytes, tree_digest
 from ..errors import BuildError, BuildFailed
 from ..project import Book
+from ..stamp import entries, intact, read_stamp, write_stamp
 from ..render.pdf import find_cjk_font_dir, font_identity
 from .state import Build
 
-STAMP = ".bookbuild-stamp"
 #: how long an interrupted render waits for its threads once their tools are stopped (typst runs in-process)
 STOP_WAIT = 10.0
 
@@ -81,41 +81,6 @@ def _rel(p: Path, root: Path) -> str:
         return str(p)
 
 
-def read_stamp(dest: Path) -> tuple[str, dict[str, str] | None] | None:
-    """The stamp of a rendered book: its key, and every entry the render wrote with its digest (``-`` for
-    a folder; None: a stamp of an older bookbuild, which did not list them); None when there is no stamp."""
-    try:
-        lines = (dest / STAMP).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-    if not lines:
-        return None
-    listed = dict(reversed(ln.split(" ", 1)) for ln in lines[1:] if " " in ln)
-    return lines[0].strip(), (listed if len(lines) > 1 else None)
-
-
-def write_stamp(stage: Path, key: str) -> None:
-    lines = [key] + [("-" if f.endswith("/") else file_digest(stage / f)) + " " + f for f in _files(stage)]
-    (stage / STAMP).write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def intact(dest: Path, listed: dict[str, str] | None) -> bool:
-    """Every entry the stamp lists is there, as the render wrote it (a page edited by hand is not)."""
-    return listed is not None and all(
-        (dest / f).is_dir() if d == "-" else file_digest(dest / f) == d for f, d in listed.items())
-
-
-def _files(folder: Path) -> list[str]:
-    """Every entry under ``folder`` but the stamp, as posix paths relative to it (a folder with a trailing ``/``)."""
-    out = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        here = Path(dirpath)
-        out += [(here / n).relative_to(folder).as_posix() for n in filenames]
-        out += [(here / n).relative_to(folder).as_posix() + ("" if (here / n).is_symlink() else "/")
-                for n in dirnames]
-    return sorted(f for f in out if f != STAMP)
-
-
 def refuse_foreign(dest: Path, root: Path) -> None:
     """A destination the build did not write, or one holding anything a render did not write, is never
     replaced (nor is anything in it deleted)."""
@@ -125,7 +90,7 @@ def refuse_foreign(dest: Path, root: Path) -> None:
     if not dest.is_dir():
         return
     stamp = read_stamp(dest)
-    present = _files(dest)
+    present = entries(dest)
     if stamp is None:
         foreign = present
     elif stamp[1] is None:
@@ -146,10 +111,10 @@ def sweep_leftovers(dest: Path) -> None:
     """Remove the staging and old folders a render that was killed left beside ``dest`` (only ours: our
     names, and a process that no longer runs)."""
     try:
-        entries = list(dest.parent.iterdir())
+        beside = list(dest.parent.iterdir())
     except OSError:
         return
-    for p in entries:
+    for p in beside:
         m = _LEFTOVER.match(p.name)
         if m and m.group("name") == dest.name and int(m.group("pid")) != os.getpid() and procs.ended(int(m.group("pid"))):
             shutil.rmtree(p, ignore_errors=True)

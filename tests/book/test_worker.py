@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import shutil
 import re
+import subprocess
+import sys
 
 from test_author_loop import CHAPTER, build, edit_bandwidth, page, project, tree
 
@@ -128,7 +130,7 @@ def test_a_build_that_changed_nothing_reads_no_choice_results(tmp_path):
     """The page data of a chapter's choices is kept under its inputs' key; the choices' results (tens of MB
     in the real book) are read only where that data is missing. Every results entry is damaged after the
     first build: a build that changed nothing is still up to date without a word about them; with the page
-    data gone, the build reads them, finds the damage, says so and computes them again (the same pages)."""
+    data (and the record of the last build, bookbuild/unchanged.py) gone, the build reads them, finds the damage, says so and computes them again (the same pages)."""
     root = project(tmp_path)
     ch = root / CHAPTER
     ch.write_text("---\nmlsysim-variants: true\n---\n\n" + ch.read_text(encoding="utf-8"), encoding="utf-8")
@@ -137,9 +139,28 @@ def test_a_build_that_changed_nothing_reads_no_choice_results(tmp_path):
     assert entries
     for p in entries:
         p.write_bytes(b"damaged")
+    shutil.rmtree(root / "_build" / "cache" / "unchanged", ignore_errors=True)   # the passes run, not the record
     same = build(root, *RENDER[1:])
     assert "en: up to date" in same.stdout and "variants" not in same.stderr, same.stdout + same.stderr
     shutil.rmtree(root / "_build" / "cache" / "compact")
+    shutil.rmtree(root / "_build" / "cache" / "unchanged")   # else the record of the build that changed nothing holds
     again = build(root, *RENDER[1:])
     assert "(variants) was corrupt" in again.stderr, again.stderr
     assert "executed 1 chapter(s)" in again.stdout and "en: up to date" in again.stdout, again.stdout   # the same pages
+
+
+def test_a_build_that_would_change_nothing_says_what_the_last_one_said_without_running_a_pass(tmp_path):
+    """bookbuild/unchanged.py: the second build changed nothing and recorded itself; the third has the same
+    inputs and books, so it prints the second's lines without importing the passes; an edit builds again."""
+    root = project(tmp_path)
+    build(root, *RENDER[1:])
+    second = build(root, *RENDER[1:])
+    third = subprocess.run([sys.executable, "-X", "importtime", "-m", "bookbuild", *RENDER, "--root", str(root)],
+                           cwd=root, capture_output=True, text=True, timeout=120)
+    assert third.returncode == 0 and third.stdout == second.stdout and "en: up to date" in third.stdout
+    assert "bookbuild.passes" not in third.stderr and "bookbuild.unchanged" in third.stderr
+    ch = root / CHAPTER
+    ch.write_text(ch.read_text(encoding="utf-8").replace("Items arrive at", "Items now arrive at"), encoding="utf-8")
+    edited = build(root, *RENDER[1:])
+    assert "en: rendered" in edited.stdout and "Items now arrive at" in \
+        (root / "_book" / "en" / "appendix" / "ref.html").read_text(encoding="utf-8")
