@@ -266,6 +266,13 @@ def _front_matter(lines: list[str], end: int, rel: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def front_matter_of(text: str, where: str) -> dict[str, Any]:
+    """The front matter of a chapter's text, read as :func:`parse` reads it (:func:`safe_yaml`: bounded, no
+    aliases); invalid YAML is one BuildError naming ``where``."""
+    lines = text.splitlines()
+    return _front_matter(lines, front_matter_end(lines), where)
+
+
 def parse(path: str | Path, root: str | Path) -> Document:
     """Parse the chapter ``path`` (absolute, or relative to ``root``) and everything it includes."""
     root = Path(root).resolve()

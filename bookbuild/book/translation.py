@@ -38,9 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-import yaml
-
 from ..errors import BuildError, read_text
+from ..source import front_matter_of
 from ..text import find_fences, front_matter_end, line_of, line_starts, scan
 
 FRONT_KEY = "translation-of"
@@ -182,15 +181,12 @@ def _name_blocks(text: str, rel: str, read: Callable[[str], str | None]) -> list
 # ---------------------------------------------------------------- front matter
 
 def front_matter(text: str) -> dict[str, Any]:
-    lines = text.splitlines()
-    end = front_matter_end(lines)
-    if end < 0:
-        return {}
+    """The chapter's front matter as the parse reads it (:func:`bookbuild.source.front_matter_of`); {} when it
+    is not valid YAML (the parse reports that, naming the line)."""
     try:
-        data = yaml.safe_load("\n".join(lines[1:end])) or {}
-    except yaml.YAMLError:
+        return front_matter_of(text, "front matter")
+    except BuildError:
         return {}
-    return data if isinstance(data, dict) else {}
 
 
 def translation_of(text: str) -> dict[str, Any] | None:
