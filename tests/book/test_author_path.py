@@ -18,7 +18,7 @@ import author_path as A
 
 #: the tests that read what the author added: the registry, the sources, the chapters' pairs and numbers
 READERS = ["tests/unit/test_mlsysim_registry.py", "tests/book/test_citations_pinned.py", "tests/unit/test_authoring_checks.py",
-           "tests/book/test_parity.py", "tests/book/test_numbering.py::test_the_lecture_is_numbered_as_the_course_numbers_it",
+           "tests/book/test_parity.py", "tests/book/test_numbering_book.py::test_the_lecture_is_numbered_as_the_course_numbers_it",
            "tests/unit/test_provenance.py::test_each_names_table_covers_only_what_its_folder_s_cells_define"]
 
 
