@@ -9,6 +9,8 @@ from pathlib import Path
 from conftest import ROOT, copy_with_edits
 
 DATA = ROOT / "mlsysim" / "data"
+#: what a copy of the book leaves out (build products, environments, caches)
+IGNORED = ("_build", "_book", ".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info", "vendor")
 
 
 def _check(root: Path, env_extra=None, profile="en"):
@@ -36,8 +38,9 @@ def test_faster_memory_breaks_the_two_orders_of_magnitude_claim(tmp_path):
     assert re.search(r"serving-ref\.qmd:\d+", r.stderr), msg
     assert "Traceback" not in r.stderr
     # the real books run the lecture first (English and Chinese); its guard ties the lecture to the appendix's ratio
+    book = copy_with_edits(ROOT, tmp_path / "whole", ignore=IGNORED)   # its _build/ is not the checkout's
     for profile in ("en", "zh"):
-        r = _check(ROOT, {"MLSYSIM_DATA_DIR": str(data)}, profile=profile)
+        r = _check(book, {"MLSYSIM_DATA_DIR": str(data)}, profile=profile)
         assert r.returncode == 1
         assert "lectures/_cells/lec19-break-even.qmd" in r.stderr and "295" in r.stderr
 
@@ -55,7 +58,7 @@ def test_shorter_agent_context_breaks_the_concurrency_guard(tmp_path):
 def test_a_bad_registry_unit_stops_the_build_naming_the_entry(tmp_path):
     data = copy_with_edits(DATA, tmp_path / "data",
                            {"models.toml": ('parameters = "70.6e9 count"', 'parameters = "70.6e9 byte"')})
-    r = _check(ROOT, {"MLSYSIM_DATA_DIR": str(data)})
+    r = _check(copy_with_edits(ROOT, tmp_path / "book", ignore=IGNORED), {"MLSYSIM_DATA_DIR": str(data)})
     assert r.returncode == 1
     assert "[Llama3_70B] parameters" in r.stderr and "Traceback" not in r.stderr
 
