@@ -142,8 +142,16 @@ def kill_tree(pid: int, group: bool = True, self_too: bool = True) -> None:
 
 
 def register(pid: int, group: bool | str) -> None:
+    """``pid`` dies with the build. A process started in a thread while the build was being stopped (it
+    passed :func:`run`'s check just before the signal, and :func:`stop_all` took the list just before it
+    was added) is killed here, and the thread is stopped: no tool outlives the stop."""
+    how = group if isinstance(group, str) else ("group" if group else "plain")
     with _LOCK:
-        _LIVE[pid] = group if isinstance(group, str) else ("group" if group else "plain")
+        _LIVE[pid] = how
+    if _STOPPING.is_set():   # set before stop_all takes the list: either it saw this pid, or this sees it
+        unregister(pid)
+        kill_tree(pid, group=how != "plain")
+        raise KeyboardInterrupt("the build is stopping")
 
 
 def unregister(pid: int) -> None:
@@ -199,6 +207,12 @@ def stop_all(everything: bool = False) -> None:
         _reap()
 
 
+def interrupt() -> None:
+    """The build stops now: no child starts from here on (in any thread), and every one running is killed."""
+    _STOPPING.set()
+    stop_all()
+
+
 def _reap() -> None:
     """Collect the exit status of adopted processes (so none stays a zombie of the build)."""
     while True:
@@ -222,8 +236,8 @@ def run(cmd: Sequence[str], data: bytes | None = None, cwd: str | None = None,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
                             start_new_session=polite,
                             env=dict(tool_environment() or os.environ, **extra_env) if extra_env else tool_environment())
-    register(proc.pid, "polite" if polite else "plain")
     try:
+        register(proc.pid, "polite" if polite else "plain")
         out, err = proc.communicate(data, timeout=timeout)
     except BaseException:
         if polite:

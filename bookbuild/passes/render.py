@@ -202,7 +202,7 @@ def run(build: Build) -> None:
             _swap(stage, dest, build.root)
             build.report.rendered.append(book.profile)
     except KeyboardInterrupt:
-        procs.stop_all()   # an interrupt: the tools the threads run stop now, and no other starts
+        procs.interrupt()   # the tools the threads run stop now, and no other starts
         raise
     finally:
         ex.shutdown(wait=False, cancel_futures=True)
