@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..render.glyphs import notdef_glyphs, placeholder_glyphs
+from ..render.glyphs import UnreadablePdf, notdef_glyphs, placeholder_glyphs
 from .problems import Problem
 
 CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -58,7 +58,10 @@ def check_pdf(path: Path, book: Path | None = None) -> list[Problem]:
         out.append(Problem(where, "has Chinese text but embeds no CJK font"))
     for m in re.finditer(r"^(?:图|表) [A-Z]?[0-9.]+ ?:.{0,20}", text or "", re.M):
         out.append(Problem(where, f"a Chinese caption mixes colon styles: “{m.group(0)}”"))
-    n, context = notdef_glyphs(data)
+    try:
+        n, context = notdef_glyphs(data)
+    except UnreadablePdf as e:
+        return out + [Problem(where, f"cannot be read as a PDF: {e}")]
     if n:
         out.append(Problem(where, f"draws {n} character(s) with the missing-glyph box (.notdef)"
                                   + (f", e.g. for “{context}”" if context else "")))

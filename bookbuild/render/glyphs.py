@@ -6,8 +6,8 @@ two agree.
 """
 from __future__ import annotations
 
+import io
 import re
-import zlib
 from pathlib import Path
 
 _GLYPH_DEF = re.compile(rb'<path id="([^"]+)-([0-9a-f]+)"')
@@ -53,78 +53,83 @@ def svg_placeholders(path: Path) -> list[str]:
     return [f"{Path(path).name}: {s}" for s in placeholder_glyphs(data)]
 
 
-_STREAM = re.compile(rb"stream\r?\n")
-_SHOW = re.compile(rb"(\((?:\\.|[^\\)])*\)|<[0-9A-Fa-f\s]*>|\[(?:\\.|[^\]\\])*\])\s*(Tj|TJ|'|\")")
-_PIECE = re.compile(rb"\((?:\\.|[^\\)])*\)|<[0-9A-Fa-f\s]*>")
-_ACTUAL = re.compile(rb"/ActualText\s*<FEFF([0-9A-Fa-f]*)>")
-_ESC = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f", b"(": b"(", b")": b")", b"\\": b"\\"}
+class UnreadablePdf(ValueError):
+    """The bytes are not a PDF qpdf can read (its message says why)."""
 
 
-def _literal(s: bytes) -> bytes:
-    """A PDF literal string's bytes (the parentheses removed, escapes decoded)."""
-    body, out, i = s[1:-1], bytearray(), 0
-    while i < len(body):
-        c = body[i:i + 1]
-        if c != b"\\":
-            out += c
-            i += 1
+def _open(pdf: bytes):
+    import pikepdf
+    try:
+        return pikepdf.open(io.BytesIO(pdf))
+    except pikepdf.PdfError as e:
+        raise UnreadablePdf(" ".join(str(e).split()).replace("stream <_io.BytesIO object at ", "<")) from None
+
+
+def _contents(doc):
+    """Each page and each form it draws (a figure typst converted, say), with the resources its text reads."""
+    import pikepdf
+    seen = set()
+    todo = [(page.obj, page.obj.get("/Resources")) for page in doc.pages]
+    while todo:
+        obj, res = todo.pop()
+        if obj.objgen in seen and obj.objgen != (0, 0):
             continue
-        nxt = body[i + 1:i + 2]
-        if nxt in _ESC:
-            out += _ESC[nxt]
-            i += 2
-        elif nxt.isdigit():
-            m = re.match(rb"[0-7]{1,3}", body[i + 1:i + 4])
-            out.append(int(m.group(0), 8) & 0xFF)
-            i += 1 + len(m.group(0))
-        elif nxt in (b"\n", b"\r"):
-            i += 2
-        else:
-            out += nxt
-            i += 2
-    return bytes(out)
+        seen.add(obj.objgen)
+        yield obj, res
+        for xobj in (res or {}).get("/XObject", {}).values() if res is not None else []:
+            if isinstance(xobj, pikepdf.Stream) and xobj.get("/Subtype") == pikepdf.Name.Form:
+                todo.append((xobj, xobj.get("/Resources", res)))
 
 
-def _codes(piece: bytes) -> bytes:
-    if piece.startswith(b"("):
-        return _literal(piece)
-    hexs = re.sub(rb"\s", b"", piece[1:-1])
-    if len(hexs) % 2:
-        hexs += b"0"
-    return bytes.fromhex(hexs.decode())
+def _two_byte(res, font_name) -> bool:
+    """The font the text is shown in has two-byte glyph codes (a Type0 font, as typst writes every font:
+    Identity-H, a code per glyph index, 0 for ``.notdef``)."""
+    try:
+        return str(res["/Font"][font_name].get("/Subtype")) == "/Type0"
+    except (KeyError, TypeError, AttributeError):
+        return False
 
 
 def notdef_glyphs(pdf: bytes) -> tuple[int, str]:
-    """How many two-byte glyph codes 0 (``.notdef``) the PDF's text shows, and the ActualText nearest the
-    first one (typst writes every font as Identity-H, a glyph code per two bytes, and code 0 for a
-    character no font had). Streams that do not inflate (images, fonts) are skipped."""
-    count, context = 0, ""
-    for m in _STREAM.finditer(pdf):
-        start = m.end()
-        end = pdf.find(b"endstream", start)
-        if end < 0:
-            break
-        raw = pdf[start:end]
-        try:
-            dec = zlib.decompress(raw)
-        except zlib.error:
-            try:
-                dec = zlib.decompressobj().decompress(raw)
-            except zlib.error:
-                continue
-        if b"BT" not in dec or (b"Tj" not in dec and b"TJ" not in dec):
-            continue
-        for show in _SHOW.finditer(dec):
-            for piece in _PIECE.findall(show.group(1)):
-                codes = _codes(piece)
-                zeros = sum(1 for i in range(0, len(codes) - 1, 2) if codes[i] == 0 and codes[i + 1] == 0)
-                if zeros:
-                    count += zeros
-                    if not context:
-                        near = _ACTUAL.search(dec, max(0, show.start() - 400), show.end() + 400)
-                        if near:
-                            try:
-                                context = bytes.fromhex(near.group(1).decode()).decode("utf-16-be")
-                            except ValueError:
-                                context = ""
+    """How many glyph codes 0 (``.notdef``, a character no font had) the PDF's text shows in a two-byte
+    font, and the text (``/ActualText``) of the span nearest the first one. The PDF is read by pikepdf
+    (qpdf): every page's content and the forms it draws, parsed into operators."""
+    import pikepdf
+    count, context, want_next = 0, "", False
+    with _open(pdf) as doc:
+        for obj, res in _contents(doc):
+            font, last = None, ""
+            for operands, op in pikepdf.parse_content_stream(obj):
+                name = str(op)
+                if name == "Tf" and operands:
+                    font = operands[0]
+                elif name in ("BDC", "BMC") and len(operands) > 1 and isinstance(operands[1], pikepdf.Dictionary):
+                    last = str(operands[1].get("/ActualText", "")) or last
+                    if want_next and last:
+                        context, want_next = last, False
+                elif name in ("Tj", "TJ", "'", '"') and font is not None and _two_byte(res, font):
+                    shown = operands[-1]
+                    pieces = shown if isinstance(shown, pikepdf.Array) else [shown]
+                    zeros = 0
+                    for piece in pieces:
+                        if isinstance(piece, pikepdf.String):
+                            codes = bytes(piece)
+                            zeros += sum(1 for i in range(0, len(codes) - 1, 2) if codes[i:i + 2] == b"\0\0")
+                    if zeros:
+                        count += zeros
+                        if not context and not want_next:
+                            context, want_next = (last, False) if last else ("", True)
     return count, context
+
+
+def font_names(pdf: bytes) -> set[str]:
+    """The base names of the fonts the PDF's pages and forms use (``/ABCDEF+NotoSansCJKsc-Regular``)."""
+    out = set()
+    with _open(pdf) as doc:
+        for _, res in _contents(doc):
+            for font in (res.get("/Font", {}) if res is not None else {}).values():
+                out.add(str(font.get("/BaseFont", "")).lstrip("/"))
+                for d in font.get("/DescendantFonts", []):
+                    out.add(str(d.get("/BaseFont", "")).lstrip("/"))
+    out.discard("")
+    return out

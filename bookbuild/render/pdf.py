@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
-from .. import procs
 from ..cache import file_digest, installed_versions, sha256_bytes
 from .. import pandoc_ast as A
 from .filters import Chapter, Context, transform
+from .glyphs import UnreadablePdf, font_names, notdef_glyphs, svg_placeholders
 from .pandoc import RenderError
 from .strings import ui
 
@@ -171,8 +169,11 @@ def compile_typst(src: str, typ_path: Path, root: Path, font_paths: list[str], n
             raise _typst_error(e, src, main.name, typ_path) from None
         finally:
             main.unlink(missing_ok=True)
-        _verify_fonts(warnings, pdf, needs_cjk, font_paths, typ_path)
-        _verify_glyphs(pdf, [str(m) for m in images], typ_path)
+        try:
+            _verify_fonts(warnings, pdf, needs_cjk, font_paths, typ_path)
+            _verify_glyphs(pdf, [str(m) for m in images], typ_path)
+        except UnreadablePdf as e:
+            raise RenderError(str(typ_path), None, f"typst wrote a PDF that cannot be read back: {e}") from None
         if key:
             store.put_blob("pdf", key, pdf)
     return pdf
@@ -230,27 +231,14 @@ def _verify_fonts(warnings, pdf: bytes, needs_cjk: bool, font_paths: list[str], 
     if bad:
         raise RenderError(str(typ_path), None, "typst could not set every character: " + " | ".join(bad[:3])
                           + (f" (fonts from {', '.join(font_paths)})" if font_paths else ""))
-    if needs_cjk and b"CJK" not in pdf and not _pdffonts_has_cjk(pdf):
+    if needs_cjk and not any("CJK" in name for name in font_names(pdf)):
         raise RenderError(str(typ_path), None, "the PDF embeds no CJK font, so its Chinese text would "
                           f"show as boxes: the fonts in {', '.join(font_paths) or 'no folder'} are not "
                           "usable Noto CJK fonts (apt-get install fonts-noto-cjk, or fix BOOK_CJK_FONT_DIR)")
 
 
-def _pdffonts_has_cjk(pdf: bytes) -> bool:
-    """Font names can sit in compressed object streams: ask poppler's pdffonts when it is there."""
-    exe = shutil.which("pdffonts")
-    if not exe:
-        return False
-    with tempfile.NamedTemporaryFile(suffix=".pdf") as fh:
-        fh.write(pdf)
-        fh.flush()
-        r = procs.run([exe, fh.name])
-    return b"CJK" in r.stdout
-
-
 def _verify_glyphs(pdf: bytes, images: list[str], typ_path: Path) -> None:
     """No placeholder glyph: none in the text (``.notdef``), none in a figure the PDF shows."""
-    from .glyphs import notdef_glyphs, svg_placeholders
     n, near = notdef_glyphs(pdf)
     if n:
         raise RenderError(str(typ_path), None, f"the PDF draws {n} character(s) as a missing-glyph box"

@@ -211,7 +211,7 @@ def test_the_pdf_build_refuses_a_figure_with_placeholder_glyphs(tmp_path):
     bad = tmp_path / "f.zh.svg"
     bad.write_text(_tofu_svg(), encoding="utf-8")
     with pytest.raises(RenderError, match="placeholder glyph"):
-        _verify_glyphs(b"%PDF-1.7\n", [str(bad)], tmp_path / "book.typ")
+        _verify_glyphs(_typst_pdf(tmp_path, "Hello world", []).read_bytes(), [str(bad)], tmp_path / "book.typ")
 
 
 # ------------------------------------------------------------------ fonts are part of a figure
