@@ -28,7 +28,8 @@ from . import outline as outline_module
 from .filters import Chapter, Context, transform
 from .outline import Heading, Section
 from .pages import relpath, source_key
-from . import pieces, previews
+from . import jinja, pieces, previews
+from .jinja import TEMPLATES, macro, markup
 from .pandoc import RenderError, read_files
 from .strings import ui
 
@@ -125,32 +126,26 @@ def chapter_fragment(site: Site, ch: Chapter, scope: bytes | None = None) -> str
     return got["html"]
 
 
-def nav_label(ch: Chapter) -> str:
-    t = html.escape(ch.title)
-    if ch.number is None:
-        return f'<span class="chapter-title">{t}</span>'
-    return f'<span class="chapter-number">{html.escape(ch.number)}</span><span class="chapter-title">{t}</span>'
+def _nav(ch: Chapter) -> dict:
+    """A chapter as the sidebar and the pager name it: its number (None: unnumbered) and title."""
+    return {"number": ch.number, "title": ch.title}
 
 
-def sidebar(site: Site, cur: Chapter) -> str:
-    u = ui(site.lang)
-    items = []
-    in_appendix = False
+def sidebar_items(site: Site, cur: Chapter) -> list[dict]:
+    """The sidebar's entries: each chapter (its link, whether it is this page), the appendices' heading first."""
+    u, items, in_appendix = ui(site.lang), [], False
     for ch in site.chapters:
         if ch.appendix and not in_appendix:
             in_appendix = True
-            items.append(f'<li class="sidebar-section">{html.escape(u["appendices"])}</li>')
-        cls = ' class="active" aria-current="page"' if ch is cur else ""
-        items.append(f'<li><a href="{html.escape(relpath(ch.page, cur.page))}"{cls}>{nav_label(ch)}</a></li>')
-    return "\n".join(items)
+            items.append({"section": u["appendices"]})
+        items.append({"href": relpath(ch.page, cur.page), "active": ch is cur, **_nav(ch)})
+    return items
 
 
 def toc_html(toc: list[Heading], lang: str) -> str:
     """The on-page table of contents (:func:`bookbuild.render.outline.outline`'s entries)."""
-    rows = [f'<li class="toc-{h.level}"><a href="#{html.escape(h.id)}">{html.escape(h.text)}</a></li>' for h in toc]
-    if not rows:
-        return ""
-    return f'<h2 class="toc-title">{html.escape(ui(lang)["toc"])}</h2>\n<ul>\n' + "\n".join(rows) + "\n</ul>"
+    rows = [{"level": h.level, "id": h.id, "text": h.text} for h in toc]
+    return str(macro("parts.html", "toc")(ui(lang), rows))
 
 
 def search_records(sections: list[Section], ch: Chapter) -> list[dict]:
@@ -158,70 +153,54 @@ def search_records(sections: list[Section], ch: Chapter) -> list[dict]:
     return [{"p": ch.page, "a": s.anchor, "t": s.title, "x": s.text, "c": ch.title} for s in sections]
 
 
-def lang_links(site: Site, ch: Chapter) -> str:
+def lang_links(site: Site, ch: Chapter) -> list[dict]:
     """The same chapter in the other language (a chapter with no translation links to that book's start)."""
     out = []
     for o in site.others:
         page = o.pages.get(source_key(ch.source), "index.html")
-        href = "../" * ch.page.count("/") + f"../{o.profile}/{page}"
         u = ui(o.lang)
-        out.append(f'<a class="lang-switch" href="{html.escape(href)}" hreflang="{o.lang}" '
-                   f'lang="{o.lang}" title="{html.escape(u["switch"])}">{html.escape(u["lang_name"])}</a>')
-    return "\n".join(out)
+        out.append({"href": "../" * ch.page.count("/") + f"../{o.profile}/{page}", "lang": o.lang,
+                    "switch": u["switch"], "name": u["lang_name"]})
+    return out
+
+
+def download_links(site: Site, root: str) -> list[dict]:
+    """The top bar's links to the book's other formats and to its repository (when the book names one)."""
+    u = ui(site.lang)
+    out = [{"cls": "pdf-link", "href": root + name, "title": u[k + "_title"], "text": u[k]}
+           for k, name in (("pdf", site.pdf_name), ("epub", site.epub_name)) if name]
+    if site.repo_url:
+        out.append({"cls": "pdf-link repo-link", "href": site.repo_url, "title": u["source_title"], "text": u["source"]})
+    return out
 
 
 def downloads(site: Site, root: str) -> str:
-    """The top bar's links to the book's other formats and to its repository (when the book names one)."""
-    u, e = ui(site.lang), html.escape
-    out = [f'<a class="pdf-link" href="{e(root + name)}" title="{e(u[k + "_title"])}">{e(u[k])}</a>'
-           for k, name in (("pdf", site.pdf_name), ("epub", site.epub_name)) if name]
-    if site.repo_url:
-        out.append(f'<a class="pdf-link repo-link" href="{e(site.repo_url)}" title="{e(u["source_title"])}">'
-                   f'{e(u["source"])}</a>')
-    return "\n".join(out)
+    """The top bar's download and repository links, as the page writes them."""
+    return str(macro("parts.html", "downloads")(download_links(site, root)))
 
 
-THEME_BOOT = ("<script>(function(){try{var t=localStorage.getItem('book-theme');}catch(e){}"
-              "if(t!=='light'&&t!=='dark'){t=(window.matchMedia&&"
-              "matchMedia('(prefers-color-scheme: dark)').matches)?'dark':'light';}"
-              "document.documentElement.setAttribute('data-theme',t);"
-              "document.documentElement.classList.add('js');})();</script>")
+#: the script that sets the theme before the page paints (its digest is in every page's policy)
+THEME_BOOT = "<script>" + (TEMPLATES / "theme-boot.js").read_text(encoding="utf-8").strip() + "</script>"
 
 
-def added_styles(site: Site, ch: Chapter) -> str:
+def added_styles(site: Site, ch: Chapter) -> list[str]:
     """The style sheets a layer above adds to this page."""
     add = site.additions.pages.get(ch.page)
-    return "".join(f'<link rel="stylesheet" href="{html.escape(relpath(s, ch.page))}">\n' for s in (add.styles if add else []))
+    return [relpath(s, ch.page) for s in (add.styles if add else [])]
 
 
-def added_scripts(site: Site, ch: Chapter) -> str:
-    """The script tags a layer above adds to this page, in its order."""
+def added_scripts(site: Site, ch: Chapter) -> list[dict]:
+    """The scripts a layer above adds to this page, in its order."""
     add = site.additions.pages.get(ch.page)
-    if add is None:
-        return ""
-    tags = []
-    for src, charset in add.scripts:
-        cs = ' charset="utf-8"' if charset else ""
-        tags.append(f'<script src="{html.escape(relpath(src, ch.page))}"{cs}></script>\n')
-    return "".join(tags)
+    return [{"src": relpath(src, ch.page), "charset": bool(charset)} for src, charset in (add.scripts if add else [])]
 
 
-def _pager(site: Site, ch: Chapter) -> str:
-    u = ui(site.lang)
-    prev_ = site.chapters[ch.index - 1] if ch.index > 0 else None
-    next_ = site.chapters[ch.index + 1] if ch.index + 1 < len(site.chapters) else None
-    out = []
-    if prev_:
-        out.append(f'<a class="pager-prev" rel="prev" href="{html.escape(relpath(prev_.page, ch.page))}">'
-                   f'<span class="pager-dir">← {html.escape(u["prev"])}</span>'
-                   f'<span class="pager-title">{nav_label(prev_)}</span></a>')
-    else:
-        out.append('<span></span>')
-    if next_:
-        out.append(f'<a class="pager-next" rel="next" href="{html.escape(relpath(next_.page, ch.page))}">'
-                   f'<span class="pager-dir">{html.escape(u["next"])} →</span>'
-                   f'<span class="pager-title">{nav_label(next_)}</span></a>')
-    return "".join(out)
+def _neighbour(site: Site, ch: Chapter, step: int) -> dict | None:
+    i = ch.index + step
+    if not 0 <= i < len(site.chapters):
+        return None
+    other = site.chapters[i]
+    return {"href": relpath(other.page, ch.page), **_nav(other)}
 
 
 #: an inline script element (no src) and its type; only JavaScript ones run
@@ -320,80 +299,31 @@ def book_fields(metadata: dict | None) -> dict:
             "date": "" if date in ("today", "last-modified", "now") else date}
 
 
-def title_block(site: Site) -> str:
+def title_fields(site: Site) -> dict:
     """The book's title block (its first page, as Quarto's): the title, subtitle, author and date."""
-    e, u, f = html.escape, ui(site.lang), book_fields(site.metadata)
-    out = [f'<header class="book-title-block">\n<h1 class="title">{e(site.title)}</h1>']
-    if f["subtitle"]:
-        out.append(f'<p class="subtitle">{e(f["subtitle"])}</p>')
-    meta = []
-    if f["author"]:
-        meta.append(f'<div><span class="title-meta-heading">{e(u["author"])}</span>'
-                    + "".join(f"<p>{e(a)}</p>" for a in f["author"]) + "</div>")
-    if f["date"]:
-        meta.append(f'<div><span class="title-meta-heading">{e(u["published"])}</span>'
-                    f'<p><time datetime="{e(f["date"])}">{e(long_date(f["date"], site.lang))}</time></p></div>')
-    if meta:
-        out.append('<div class="title-meta">' + "".join(meta) + "</div>")
-    return "\n".join(out) + "\n</header>\n"
+    f = book_fields(site.metadata)
+    return {"title": site.title, **f, "long_date": long_date(f["date"], site.lang) if f["date"] else ""}
+
+
+def title_block(site: Site) -> str:
+    return str(macro("parts.html", "title_block")(ui(site.lang), title_fields(site)))
 
 
 def page_html(site: Site, ch: Chapter, body: str, toc: str, previews: str = "") -> str:
-    u = ui(site.lang)
+    """A chapter's page (``templates/page.html``): ``body`` its HTML, ``toc`` the on-page contents' HTML,
+    ``previews`` the reading aids' templates of the targets on other pages."""
     root = "../" * ch.page.count("/")
-    # the book's title heads its first page, as Quarto's title block does
-    title_block_ = title_block(site) if ch.page == "index.html" and site.title else ""
-    page_title = f"{ch.title} – {site.title}" if ch.title != site.title else site.title
-    e = html.escape
-    return f"""<!DOCTYPE html>
-<html lang="{e(site.lang)}" data-theme="light">
-<head>
-<meta charset="utf-8">
-{csp_meta(own_script_hashes(site, body), added_policy(site, ch))}
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="bookbuild (pandoc)">
-<title>{e(page_title)}</title>
-{THEME_BOOT}
-<link rel="stylesheet" href="{root}assets/book.css">
-{added_styles(site, ch)}</head>
-<body data-root="{root}" data-noresults="{e(u['noresults'])}" data-anchor="{e(u['anchor'])}">
-<a class="skip-link" href="#content">{e(u['skip'])}</a>
-<header class="topbar">
-<button type="button" class="sidebar-toggle" aria-controls="sidebar" aria-expanded="false" title="{e(u['menu'])}">☰</button>
-<a class="topbar-title" href="{root}index.html">{e(site.title)}</a>
-<span class="topbar-spacer"></span>
-{lang_links(site, ch)}
-{downloads(site, root)}
-<button type="button" class="theme-toggle" title="{e(u['theme'])}" aria-label="{e(u['theme'])}"><span class="icon-light">☾</span><span class="icon-dark">☀</span></button>
-</header>
-<div class="layout">
-<nav id="sidebar" class="sidebar" aria-label="{e(u['menu'])}">
-<div class="sidebar-title">{e(site.title)}</div>
-<div class="search">
-<input type="search" id="search-input" placeholder="{e(u['search'])}" aria-label="{e(u['search'])}" autocomplete="off">
-<ol id="search-results" class="search-results" hidden></ol>
-</div>
-<ul class="chapter-list">
-{sidebar(site, ch)}
-</ul>
-</nav>
-<main id="content" class="content" tabindex="-1">
-{f'<details class="toc-menu"><summary>{e(u["toc"])}</summary>{toc}</details>' if toc else ""}
-{title_block_}{ARTICLE[0]}{body}{ARTICLE[1]}
-{previews}<nav class="pager">
-{_pager(site, ch)}
-</nav>
-</main>
-<nav id="toc" class="toc" aria-label="{e(u['toc'])}">
-{toc}
-</nav>
-</div>
-{added_scripts(site, ch)}<script src="{root}search-index.js"></script>
-{scroll_boxes_tag(root + "assets/scroll-boxes.js", SCROLLERS, u["equation"])}
-<script src="{root}assets/book.js"></script>
-</body>
-</html>
-"""
+    return jinja.render(
+        "page.html", lang=site.lang, root=root, u=ui(site.lang), title=site.title,
+        page_title=f"{ch.title} – {site.title}" if ch.title != site.title else site.title,
+        csp=markup(csp_meta(own_script_hashes(site, body), added_policy(site, ch))), theme_boot=markup(THEME_BOOT),
+        styles=added_styles(site, ch), others=lang_links(site, ch), formats=download_links(site, root),
+        chapters=sidebar_items(site, ch), toc_html=markup(toc),
+        # the book's title heads its first page, as Quarto's title block does
+        book_title=title_fields(site) if ch.page == "index.html" and site.title else None,
+        article=(markup(ARTICLE[0]), markup(ARTICLE[1])), body=markup(body), previews=markup(previews),
+        prev=_neighbour(site, ch, -1), next=_neighbour(site, ch, 1), scripts=added_scripts(site, ch),
+        scroll_boxes=markup(scroll_boxes_tag(root + "assets/scroll-boxes.js", SCROLLERS, ui(site.lang)["equation"])))
 
 
 def scroll_boxes_tag(src: str, scrollers: str, equation: str) -> str:
@@ -403,21 +333,9 @@ def scroll_boxes_tag(src: str, scrollers: str, equation: str) -> str:
 
 
 def redirect_html(site: Site, target: str) -> str:
-    u = ui(site.lang)
-    t = html.escape(target)
-    return f"""<!DOCTYPE html>
-<html lang="{html.escape(site.lang)}">
-<head>
-<meta charset="utf-8">
-{csp_meta([])}
-<title>{html.escape(site.title)}</title>
-<meta http-equiv="refresh" content="0; url={t}">
-</head>
-<body>
-<p>{html.escape(u['redirect'])} <a href="{t}">{t}</a></p>
-</body>
-</html>
-"""
+    """The book's ``index.html`` when no chapter is its first page: on to ``target``."""
+    return jinja.render("redirect.html", lang=site.lang, csp=markup(csp_meta([])), title=site.title, target=target,
+                        u=ui(site.lang))
 
 
 def page_outline(site: Site, body: str, ch: Chapter) -> tuple[list[dict], str]:

@@ -46,3 +46,26 @@ def test_top_bar_links_the_formats_made_and_the_repository():
     site.pdf_name, site.epub_name, site.repo_url = None, "书.epub", None
     bar = downloads(site, "")
     assert bar.count("<a ") == 1 and 'href="书.epub"' in bar and ">EPUB<" in bar
+
+
+def _site(**kw):
+    from bookbuild.render.html import Site
+    return Site(**{"profile": "en", "lang": "en", "title": "A \"b\" <c> & 'd'", "chapters": [], "ctx": None,
+                   "bibliography": [], "pdf_name": None, "others": [], **kw})
+
+
+def test_the_redirect_page_is_the_template_filled_with_escaped_text():
+    from bookbuild.render.html import redirect_html
+    page = redirect_html(_site(), "ch/one \"two\".html")
+    # written by hand: html.escape's entities (&quot; and &#x27;), the policy as the first tag after the charset
+    assert "<title>A &quot;b&quot; &lt;c&gt; &amp; &#x27;d&#x27;</title>" in page
+    assert '<meta http-equiv="refresh" content="0; url=ch/one &quot;two&quot;.html">' in page
+    assert page.index('<meta charset="utf-8">') < page.index("Content-Security-Policy") < page.index("<title>")
+    assert page.endswith("</html>\n") and "{{" not in page and "{%" not in page
+
+
+def test_a_template_missing_a_name_fails_instead_of_writing_nothing():
+    import jinja2
+    from bookbuild.render import jinja
+    with pytest.raises(jinja2.UndefinedError):
+        jinja.render("redirect.html", lang="en")

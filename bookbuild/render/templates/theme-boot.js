@@ -1,0 +1,1 @@
+(function(){try{var t=localStorage.getItem('book-theme');}catch(e){}if(t!=='light'&&t!=='dark'){t=(window.matchMedia&&matchMedia('(prefers-color-scheme: dark)').matches)?'dark':'light';}document.documentElement.setAttribute('data-theme',t);document.documentElement.classList.add('js');})();
