@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import BuildError, CitationError, read_text
-from .render.pandoc import Pandoc, RenderError
+from .errors import BuildError, CitationError, RenderError, read_text
+from .pandoc import Pandoc
 
 
 @dataclass

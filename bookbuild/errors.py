@@ -70,6 +70,11 @@ class XrefError(BuildError):
     kind = "xref"
 
 
+class RenderError(BuildError):
+    """The renderer could not turn executed markdown into HTML or PDF."""
+    kind = "render"
+
+
 class CitationError(BuildError):
     """A citation key is missing from the bibliography."""
     kind = "citation"

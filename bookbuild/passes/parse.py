@@ -7,7 +7,7 @@ from ..book.hooks import library_dirs
 from ..cache import Store, environment_digest
 from ..errors import BuildError
 from ..project import load_book, profiles
-from ..render.pandoc import Pandoc
+from ..pandoc import Pandoc
 from ..settings import Settings
 from ..source import parse
 from .state import Build

@@ -13,7 +13,8 @@ from ..execute import ExecutedChapter
 from ..numbering import Index
 from ..project import Book
 from ..render.additions import Additions
-from ..render.pandoc import Pandoc, RenderError
+from ..errors import RenderError
+from ..pandoc import Pandoc
 from ..settings import Settings
 from ..source import Document
 

@@ -24,7 +24,8 @@ from .. import procs
 from ..cache import sha256_bytes
 from ..media import SCHEME, is_raw_html, rewrite_files
 from .filters import Chapter, Context, transform
-from .pandoc import RenderError, _checked
+from ..errors import RenderError
+from ..pandoc import _checked
 from .pdf import CJK_RE, find_cjk_font_dir, require_cjk_font_dir
 
 STYLE = Path(__file__).parent / "templates" / "epub.css"

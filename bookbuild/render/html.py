@@ -28,9 +28,11 @@ from . import outline as outline_module
 from .filters import Chapter, Context, transform
 from .outline import Heading, Section
 from .pages import relpath, source_key
-from . import jinja, pieces, previews
+from .. import pieces
+from . import jinja, previews
 from .jinja import TEMPLATES, macro, markup
-from .pandoc import RenderError, read_files
+from ..errors import RenderError
+from ..pandoc import read_files
 from .strings import ui
 
 ASSETS = Path(__file__).parent / "assets"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from .pandoc import RenderError
+from ..errors import RenderError
 
 
 def page_for(source: str, executed: str | None = None) -> str:

@@ -16,7 +16,7 @@ from ..cache import file_digest, installed_versions, sha256_bytes
 from .. import pandoc_ast as A
 from .filters import Chapter, Context, transform
 from .glyphs import UnreadablePdf, font_names, notdef_glyphs, svg_placeholders
-from .pandoc import RenderError
+from ..errors import RenderError
 from .strings import ui
 
 TEMPLATE = Path(__file__).parent / "templates" / "book.typ"

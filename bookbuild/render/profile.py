@@ -31,7 +31,8 @@ from .additions import Additions
 from .filters import Chapter, Context
 from .html import OtherProfile, Site, render_site
 from .pages import epub_name, page_for, pdf_name, repo_url, source_key
-from .pandoc import Pandoc, RenderError
+from ..errors import RenderError
+from ..pandoc import Pandoc
 from .pdf import render_pdf
 from .epub import render_epub
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from bookbuild.execute import execute_chapter
 from bookbuild.numbering import chapter_offset, number_book
 from bookbuild.project import load_book
-from bookbuild.render.pandoc import Pandoc
+from bookbuild.pandoc import Pandoc
 from test_numbering import index_of, word
 
 FIX = Path(__file__).parents[1] / "fixtures" / "book"

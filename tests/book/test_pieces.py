@@ -1,4 +1,4 @@
-"""pandoc's reader piece by piece (bookbuild.render.pieces): the AST put together from the pieces is the AST pandoc
+"""pandoc's reader piece by piece (bookbuild.pieces): the AST put together from the pieces is the AST pandoc
 gives for the whole text, on every chapter of the book and on each construct that ties blocks together; where the
 pieces cannot give it, the whole text is read."""
 from __future__ import annotations
@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from bookbuild.cache import Store
-from bookbuild.render import pieces
-from bookbuild.render.pandoc import READER, Pandoc, RenderError
+from bookbuild import pieces
+from bookbuild.errors import RenderError
+from bookbuild.pandoc import READER, Pandoc
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["-f", READER, "-t", "json"]

@@ -10,7 +10,8 @@ import pytest
 from bookbuild.errors import XrefError
 from bookbuild.numbering import number_book
 from bookbuild.render import pdf as pdfmod
-from bookbuild.render.pandoc import Pandoc, RenderError
+from bookbuild.errors import RenderError
+from bookbuild.pandoc import Pandoc
 from bookbuild.render.profile import render_profile
 
 BIB = """@article{williams2009,

@@ -206,7 +206,7 @@ def test_pdf_notdef_glyphs_and_missing_cjk_font_are_found(tmp_path):
 
 
 def test_the_pdf_build_refuses_a_figure_with_placeholder_glyphs(tmp_path):
-    from bookbuild.render.pandoc import RenderError
+    from bookbuild.errors import RenderError
     from bookbuild.render.pdf import _verify_glyphs
     bad = tmp_path / "f.zh.svg"
     bad.write_text(_tofu_svg(), encoding="utf-8")

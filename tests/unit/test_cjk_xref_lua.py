@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from bookbuild.quarto.post_render import cjk_xrefs
-from bookbuild.render.pandoc import Pandoc
+from bookbuild.pandoc import Pandoc
 
 ROOT = Path(__file__).resolve().parents[2]
 LUA = ROOT / "_extensions" / "mlsysim-book" / "cjk-xref.lua"

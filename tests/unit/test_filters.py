@@ -12,7 +12,8 @@ import pytest
 from bookbuild import pandoc_ast as A
 from bookbuild.numbering import number_book
 from bookbuild.render.filters import Chapter, Context, transform
-from bookbuild.render.pandoc import Pandoc, RenderError
+from bookbuild.errors import RenderError
+from bookbuild.pandoc import Pandoc
 from bookbuild.render.profile import prefixes_for
 
 PANDOC = Pandoc()

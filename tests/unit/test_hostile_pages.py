@@ -24,7 +24,7 @@ def test_the_calibration_table_prints_registry_text_as_written(tmp_path):
                                    'display_name = "Llama <img src=x onerror=alert(1)> *3.3* | 70B"'), encoding="utf-8")
     # the measurements of the edited copy, loaded against its own registry (what MLSYSIM_DATA_DIR=data gives
     # mlsysim.measurements.MEASUREMENTS), through the table the appendix prints and Pandoc
-    from bookbuild.render.pandoc import Pandoc
+    from bookbuild.pandoc import Pandoc
     from mlsysim.measurements import load_measurements, table_markdown
     from mlsysim.registry import load_registry
     measurements = load_measurements(data, load_registry(data))

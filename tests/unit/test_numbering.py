@@ -11,7 +11,7 @@ from bookbuild.execute import execute_chapter
 from bookbuild.numbering import chapter_offset, citations, number_book, references
 from bookbuild.project import load_book
 from bookbuild.render.filters.citations import ref_text
-from bookbuild.render.pandoc import Pandoc
+from bookbuild.pandoc import Pandoc
 from bookbuild.render.profile import prefixes_for
 
 FIX = Path(__file__).parents[1] / "fixtures" / "book"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from bookbuild.render.pages import epub_name, page_for, pdf_name, repo_url
-from bookbuild.render.pandoc import RenderError
+from bookbuild.errors import RenderError
 
 
 def test_pages_are_quartos_names():

@@ -103,6 +103,21 @@ def test_the_engine_never_imports_the_books_layer():
     assert not {m: v for m, v in bad.items() if v}
 
 
+#: the rooms that use the renderer (it renders for them); every other room of the engine lies below it
+ABOVE_THE_RENDERER = ("bookbuild.render", "bookbuild.passes", "bookbuild.book", "bookbuild.quarto", "bookbuild.pagecheck",
+                      "bookbuild.compare", "bookbuild.prose_patch", "bookbuild.commands", "bookbuild.preview",
+                      "bookbuild.worker", "bookbuild.__main__", "bookbuild.cli")
+
+
+def test_nothing_below_the_renderer_imports_it():
+    """Reading (pandoc's runner, the pieces, the bibliography, numbering, the cells) lies below rendering: the
+    bibliography once reached pandoc through ``render/pandoc.py``, the one arrow back up."""
+    below = [m for m in graph() if m.startswith("bookbuild.") and not m.startswith(ABOVE_THE_RENDERER)]
+    assert "bookbuild.pandoc" in below and "bookbuild.bibliography" in below and "bookbuild.pieces" in below
+    up = {m: sorted(t for t in graph()[m] if t.startswith("bookbuild.render")) for m in below}
+    assert not {m: v for m, v in up.items() if v}
+
+
 def test_the_engine_knows_nothing_of_mlsysim():
     composers = ("bookbuild.passes", "bookbuild.book", "bookbuild.quarto", "bookbuild.pagecheck")   # the check reads the reader's layer
     engine = [p for m, p in MODULES.items() if m.startswith("bookbuild") and not m.startswith(composers)]

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ... import pandoc_ast as A
-from ..pandoc import Pandoc, RenderError
+from ...errors import RenderError
+from ...pandoc import Pandoc
 from ...numbering import Index
 from . import callouts, citations, cjk_spacing, equations, figures, headers, references, scriptless, tables, visibility
 

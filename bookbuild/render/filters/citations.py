@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import pandoc_ast as A
-from ..pandoc import RenderError
+from ...errors import RenderError
 from ...numbering import XREF_RE
 from ..pages import relpath
 

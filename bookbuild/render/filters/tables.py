@@ -7,7 +7,7 @@ import unicodedata
 from typing import Any
 
 from ... import pandoc_ast as A
-from ..pandoc import RenderError
+from ...errors import RenderError
 
 
 def caption_prefix(p, kind: str, ident: str) -> list:

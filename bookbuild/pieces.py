@@ -29,9 +29,9 @@ import json
 import re
 from typing import Any, Callable
 
-from ..cache import sha256_bytes
-from ..pandoc_ast import iter_elements, stringify
-from ..text import find_fences, front_matter_end
+from .cache import sha256_bytes
+from .pandoc_ast import iter_elements, stringify
+from .text import find_fences, front_matter_end
 
 #: what ties blocks together over the whole document (outside fences): the whole text is read
 WHOLE = re.compile(r"^ {0,3}\[[^\]\n]+\]:|\^\[|^[ \t]*\(@[\w-]*\)[ \t]|\\(?:re)?newcommand|\\def\b|^[ \t]*<(?!!--)", re.M)

@@ -1,4 +1,5 @@
-"""Running pandoc: :class:`Pandoc` runs it (a warning is an error) and caches each run by content.
+"""Running pandoc (below the renderer, which writes with it, and the bibliography, which reads with it):
+:class:`Pandoc` runs it (a warning is an error) and caches each run by content.
 
 Pandoc comes from the pip package ``pypandoc-binary`` (``pypandoc.get_pandoc_path()``), unless the
 build's settings name another binary (``PANDOC``). The AST helpers are in :mod:`bookbuild.pandoc_ast`.
@@ -11,10 +12,9 @@ import shutil
 from functools import cached_property
 from typing import Any
 
-from .. import procs
-from ..cache import file_digest, sha256_bytes
-from ..errors import BuildError
-from . import pieces
+from . import pieces, procs
+from .cache import file_digest, sha256_bytes
+from .errors import RenderError
 
 #: pandoc's reader: Pandoc markdown as Quarto feeds it (tex math, citations, fenced divs,
 #: attributes on table captions, raw blocks).  ``raw_tex`` off: a stray ``\ref{}`` stays
@@ -22,11 +22,6 @@ from . import pieces
 READER = "markdown-raw_tex"
 #: pandoc's own UI strings ("Abstract", ...) have no zh translation; the book never uses them
 HARMLESS_WARNINGS = ("Could not load translations", "translations/", "has no translation defined")
-
-
-class RenderError(BuildError):
-    """The renderer could not turn executed markdown into HTML or PDF."""
-    kind = "render"
 
 
 def read_files(args) -> list[str]:
