@@ -31,6 +31,7 @@ from typing import Any, Callable
 from ..errors import BuildError
 from ..execute import CellTimeout, RunOptions, bounded_process
 from ..source import Cell, Document
+from ..execute import cells as cells_core
 from .live import runtime
 
 class_strs = runtime.class_strs   # (where it has always been importable from)
@@ -107,20 +108,9 @@ def cell_records(doc: Document, which: Callable[[Cell], bool] = keep) -> list[di
             for c in doc.cells if which(c)]
 
 
-@contextlib.contextmanager
 def chapter_process(doc: Document, root: Path):
     """As the engine's runner: the chapter's folder as working directory, the project root first on sys.path."""
-    import os
-    import sys
-    cwd, path = os.getcwd(), list(sys.path)
-    os.chdir((Path(root) / doc.path).parent)
-    if str(Path(root).resolve()) not in sys.path:
-        sys.path.insert(0, str(Path(root).resolve()))
-    try:
-        yield
-    finally:
-        os.chdir(cwd)
-        sys.path[:] = path
+    return cells_core.in_folder(str((Path(root) / doc.path).parent), str(Path(root).resolve()))
 
 
 def _time_limit(seconds: float):
@@ -165,7 +155,8 @@ def one_choice(doc: Document, opts: RunOptions, choice: dict[str, str], precisio
         res, _ = runtime.run_choice(cell_records(doc), choice, root=str(root), precision=precision,
                                     around_cell=_time_limit(opts.cell_timeout), timeout_types=(CellTimeout,),
                                     timeout_text=f"the cells ran longer than {opts.cell_timeout:g} s for this choice",
-                                    profile=opts.profile, after_cell=_explainer(explained))
+                                    profile=opts.profile, after_cell=_explainer(explained),
+                                    output_cap=opts.output_cap)
     if "error" not in res:
         res["explain"] = explained
     return res

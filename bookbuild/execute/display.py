@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..source import Cell
-from .limits import Outputs
+from .cells import Outputs
 
 FIG_SALT = "bookbuild"
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

@@ -1,4 +1,4 @@
-"""The limits of one cell (a time limit, ``SIGALRM``, and an output cap) and of a chapter's process
+"""The limits of one cell (a time limit, ``SIGALRM``; its output cap is the core's, :mod:`.cells`) and of a chapter's process
 (:func:`bounded_process`: standard input at end-of-file, descriptors 1 and 2 capped, an address-space limit)."""
 from __future__ import annotations
 
@@ -7,16 +7,11 @@ import os
 import signal
 import sys
 import threading
-from typing import Any
 
 
 class CellTimeout(BaseException):
     """Raised inside a cell by the alarm: a BaseException, so a cell's ``except Exception`` cannot
     swallow it."""
-
-
-class OutputCapExceeded(Exception):
-    """A cell printed more than the output cap."""
 
 
 class RawOutputExceeded(BaseException):
@@ -140,30 +135,3 @@ def bounded_process(output_cap: int, memory_mb: int):
         if raw:
             _RAW.remove(raw)
             raw.close()
-
-
-class Outputs:
-    """Ordered outputs of one chunk: ``["stream", text]`` and ``["display", obj]``, at most ``cap``
-    characters of text (0: no cap). Stands in for ``sys.stdout`` and ``display()`` while the cell runs."""
-
-    def __init__(self, cap: int = 0) -> None:
-        self.items: list[list[Any]] = []
-        self.cap = cap
-        self.size = 0
-
-    def write(self, s: str) -> int:
-        self.size += len(s)
-        if self.cap and self.size > self.cap:
-            raise OutputCapExceeded(self.size)
-        if self.items and self.items[-1][0] == "stream":
-            self.items[-1][1] += s
-        else:
-            self.items.append(["stream", s])
-        return len(s)
-
-    def flush(self) -> None:
-        pass
-
-    def display(self, *objs: Any, **_kw: Any) -> None:
-        for o in objs:
-            self.items.append(["display", o])

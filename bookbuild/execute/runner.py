@@ -3,25 +3,24 @@
 One fresh namespace per run (like one kernel per document), the project root first on ``sys.path``,
 the chapter's folder as the working directory, ``QUARTO_PROFILE`` set to the profile as Quarto sets
 it. Cells run in order with their ``#|`` options (``eval``, ``echo``, ``output``, ``include``, figure
-sizes); a cell's last expression is displayed unless it ends with ``;``; matplotlib figures close
-after each cell (Jupyter's inline backend); ``display()`` collects outputs. Each cell has a time limit
-and an output cap (:mod:`.limits`).
+sizes), each through the one core of a cell's run (:mod:`.cells`: how it is compiled, which value it
+displays, its ``__main__``, the profile, the output cap, how a failure is worded), which the reader's
+choices and live mode run too; matplotlib figures close after each cell (Jupyter's inline backend);
+``display()`` collects outputs. Each cell has a time limit (:mod:`.limits`).
 
 :meth:`Runner.chapter` runs every cell and substitutes the inline expressions: the executed chapter.
 (The reader's choices and live mode run a chapter's kept cells through :mod:`bookbuild.book.live.runtime`,
-which imports nothing of bookbuild so that the browser's Pyodide runs the same file.)
+which imports only :mod:`.cells` of bookbuild, so that the browser's Pyodide runs the same files.)
 What the engine does not know (marking inline values, explaining them) comes through :class:`Hooks`.
 """
 from __future__ import annotations
 
 import ast
-import builtins
 import contextlib
 import io
 import os
 import re
 import sys
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -29,9 +28,10 @@ from typing import Any, Callable
 from ..errors import BuildError, CellError, GuardFailure, InlineError
 from ..source import Cell, Document, InlineUse, Origin, headings
 from ..text import INLINE_CODE, INLINE_PY
+from . import cells as C
 from . import display as D
-from .limits import (CellTimeout, OutputCapExceeded, Outputs, RawOutputExceeded, arm, disarm,
-                     raw_output_exceeded)
+from .cells import OutputCapExceeded, Outputs
+from .limits import CellTimeout, RawOutputExceeded, arm, disarm, raw_output_exceeded
 
 DEFAULT_FIG_SIZE = (7.0, 5.0)   # Quarto's default fig-width/fig-height for HTML
 #: an inline expression that only reads a name or its attributes (``ServingRef.ratio_str``)
@@ -119,10 +119,8 @@ class Runner:
                 self.defaults[k] = doc.front_matter[k]
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(doc.path).with_suffix("").as_posix())
         self.sink = D.FigureSink(Path(opts.fig_dir).resolve(), Path(opts.md_dir).resolve(), slug)
-        self.module = types.ModuleType("__main__")
+        self.module = C.new_module(self._display)
         self.ns = self.module.__dict__
-        self.ns["__builtins__"] = builtins
-        self.ns["display"] = self._display
         self._outputs: Outputs | None = None
         self.inline: list[InlineUse] = []
         self.cells: list[CellInfo] = []
@@ -186,40 +184,33 @@ class Runner:
 
     @contextlib.contextmanager
     def _sandbox(self):
-        saved = (os.getcwd(), list(sys.path), sys.modules.get("__main__"), os.environ.get("QUARTO_PROFILE"))
-        if self.opts.profile:  # Quarto exposes the active profile to the code it runs
-            os.environ["QUARTO_PROFILE"] = self.opts.profile
+        """The chapter's folder as the working directory, the project first on ``sys.path``, and the core's
+        ``__main__`` and profile (:mod:`.cells`) around the whole chapter."""
+        saved = (os.getcwd(), list(sys.path))
         os.chdir(self.path.parent)
         if str(self.root) not in sys.path:
             sys.path.insert(0, str(self.root))
         if "matplotlib" not in sys.modules:
             os.environ["MPLBACKEND"] = "agg"
-        sys.modules["__main__"] = self.module
         try:
-            with self.hooks.around(self.doc):
+            with C.as_main(self.module), C.profile(self.opts.profile), self.hooks.around(self.doc):
                 yield
         finally:
-            cwd, path, main, profile = saved
-            if profile is None:
-                os.environ.pop("QUARTO_PROFILE", None)
-            else:
-                os.environ["QUARTO_PROFILE"] = profile
+            cwd, path = saved
             os.chdir(cwd)
             sys.path[:] = path
-            if main is not None:
-                sys.modules["__main__"] = main
             _close_figures()
 
     # ------------------------------------------------------------ one cell
     def _run_cell(self, cell: Cell, render: bool) -> list[str]:
         self.cells.append(CellInfo(cell.label, cell.head.file, cell.head.line, cell.options))
-        tree = self._compile_tree(cell)
+        code = self._compiled(cell)
         outputs = Outputs(self.opts.output_cap)
         figs: list[Any] = []
         if self.opts.on_cell is not None:
             self.opts.on_cell(cell.head.file, cell.head.line, cell.tag)
         if self.opt(cell, "eval", True):
-            figs = self._exec(cell, tree, outputs)
+            figs = self._exec(cell, code, outputs)
             self.hooks.after_cell(cell, self.ns)
         if not render or self.opt(cell, "include", True) is False:
             _close_figures()
@@ -248,30 +239,24 @@ class Runner:
                             f"the output limit of one cell ({self.opts.output_cap:,}): show less", cell.tag)
         return blocks
 
-    def _compile_tree(self, cell: Cell) -> ast.Module:
+    def _compiled(self, cell: Cell) -> C.CellCode:
         try:
-            return ast.parse(cell.source, filename=str(self.root / cell.body.file))
+            return C.compile_cell(cell.source, str(self.root / cell.body.file))
         except SyntaxError as e:
             raise CellError(cell.body.file, e.lineno, f"syntax error: {e.msg}", cell.tag) from None
 
-    def _exec(self, cell: Cell, tree: ast.Module, outputs: Outputs) -> list[Any]:
+    def _exec(self, cell: Cell, code: C.CellCode, outputs: Outputs) -> list[Any]:
         filename = str(self.root / cell.body.file)
-        code_lines = [ln.split("#", 1)[0].rstrip() for ln in cell.source.split("\n")]
-        code_lines = [ln for ln in code_lines if ln]
-        suppress = bool(code_lines) and code_lines[-1].endswith(";")  # Jupyter: ';' hides the value
-        last = ast.Expression(tree.body.pop().value) if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-        self._prepare_matplotlib(cell, tree)
+        self._prepare_matplotlib(cell, code.tree)
         self._outputs = outputs
         undo = _patch_ipython(self._display) if "IPython" in sys.modules else None
         try:
             with contextlib.redirect_stdout(outputs), contextlib.redirect_stderr(io.StringIO()):
                 arm(self.opts.cell_timeout)
                 try:
-                    exec(compile(tree, filename, "exec"), self.ns)
-                    if last is not None:
-                        value = eval(compile(last, filename, "eval"), self.ns)
-                        if value is not None and not suppress and not D.is_artist(value):
-                            outputs.display(value)
+                    value = C.execute(code, self.ns)
+                    if value is not None and not D.is_artist(value):
+                        outputs.display(value)
                     if raw_output_exceeded():   # what the pipe held when the cell ended
                         raise RawOutputExceeded()
                 finally:
@@ -299,9 +284,6 @@ class Runner:
             return CellError(rel, line, f"the cell ran longer than the cell time limit of "
                                         f"{self.opts.cell_timeout:g} s (stopped here): make it finish, "
                                         "or raise --cell-timeout", tag)
-        if isinstance(e, OutputCapExceeded):
-            return CellError(rel, line, f"the cell printed more than {self.opts.output_cap:,} characters "
-                                        "(the output limit of one cell): print less", tag)
         if isinstance(e, RawOutputExceeded):
             return CellError(rel, line, f"the cell wrote more than {self.opts.output_cap:,} bytes to the "
                                         "process's output (os.write, a child process; the output limit of a "
@@ -309,14 +291,9 @@ class Runner:
         if isinstance(e, MemoryError) and self.opts.memory_limit:
             return CellError(rel, line, f"the cell ran out of memory (a chapter's process may use "
                                         f"{self.opts.memory_limit:,} MB): use less, or raise --memory-limit", tag)
-        if isinstance(e, SystemExit):
-            return CellError(rel, line, f"the cell called sys.exit({e.code!r}): a chapter cannot "
-                                        "end the build; remove the call", tag)
-        msg = f"{type(e).__name__}: {e}"
-        if isinstance(e, NameError) and _in_comprehension(e, filename):
-            msg += (" (a comprehension in a class body cannot read the class's own names: Python's class scope; "
-                    "pass them in: a function of its inputs defined before the class, e.g. "
-                    "scaled = scale_all(items, scale), notes/CHAPTERS.md)")
+        msg = C.failure_text(e, filename, self.opts.output_cap)
+        if isinstance(e, (OutputCapExceeded, SystemExit)):
+            return CellError(rel, line, msg, tag)
         if inner and inner[0] != filename and not inner[0].startswith("<"):
             msg += f" (raised in {_rel(Path(inner[0]), self.root)}:{inner[1]}, {inner[2]})"
         return CellError(rel, line, msg, tag)
@@ -399,23 +376,6 @@ def _patch_ipython(display: Callable) -> Callable[[], None]:
         for mod, fn in patched:
             mod.display = fn
     return undo
-
-
-_COMPREHENSIONS = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"})
-
-
-def _in_comprehension(e: BaseException, filename: str) -> bool:
-    """``e`` was raised in a comprehension of the cell (``filename``) that a class body runs: the class's
-    names are not visible there (Python's class scope), the trap of a LEGO cell's EXECUTE block."""
-    tb, frames = e.__traceback__, []
-    while tb is not None:
-        frames.append(tb.tb_frame.f_code)
-        tb = tb.tb_next
-    for outer, code in zip(frames, frames[1:]):
-        if code.co_filename == filename and code.co_name in _COMPREHENSIONS and outer.co_filename == filename \
-                and outer.co_name not in ("<module>", *_COMPREHENSIONS) and not outer.co_flags & 0x3:
-            return True
-    return False
 
 
 def _traceback_line(e: BaseException, filename: str) -> tuple[int | None, tuple | None]:

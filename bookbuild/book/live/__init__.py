@@ -59,6 +59,10 @@ def vendored(root: Path) -> dict[str, Path] | None:
     return out if all(p.is_file() for p in out.values()) else None
 
 
+#: the core of a cell's run, which the runtime imports (stdlib only: the page runs the same file)
+CELLS_CORE = HERE.parent.parent / "execute" / "cells.py"
+
+
 def bundle_bytes(lib_dir: Path) -> bytes:
     """``mlsysim`` (code, data and the explorer's script and style) with the live runtime and the numpy subset, as one zip; the same bytes
     for the same files (sorted names, fixed dates)."""
@@ -74,6 +78,10 @@ def bundle_bytes(lib_dir: Path) -> bytes:
         for p in files:
             add("mlsysim/" + p.relative_to(lib_dir).as_posix(), p.read_bytes())
         add("live_runtime.py", (HERE / "runtime.py").read_bytes())
+        # the core of a cell's run, under its own name (the runtime imports it as the build does)
+        add("bookbuild/__init__.py", b"")
+        add("bookbuild/execute/__init__.py", b"")
+        add("bookbuild/execute/cells.py", CELLS_CORE.read_bytes())
         add("numpy_lite.py", (HERE / "numpy_lite.py").read_bytes())
     return buf.getvalue()
 

@@ -1,12 +1,13 @@
 """A chapter's cells for one choice: the one piece of code that the build's variants
 (:func:`bookbuild.book.variants.one_choice`) and the reader's browser (live mode, under Pyodide) both
-run, unchanged. It imports nothing of bookbuild (the build ships this file to the page as it is) and
-only the standard library and ``mlsysim``.
+run, unchanged. Of bookbuild it imports only the core of a cell's run (:mod:`bookbuild.execute.cells`, the
+chapter runner's too: compiling, the displayed value, ``__main__``, the profile, the output cap, the failure's
+words), which the build ships to the page beside this file; otherwise the standard library and ``mlsysim``.
 
 ``cells``: the chapter's cells a variant keeps, in order, as the build writes them into the page's live
 data: ``{"file": path relative to the book's root, "line": its first code line, "code": its code}``.
-Each is compiled as the engine's runner compiles it (padded to its file's line numbers, the file named
-``<root>/<file>``) and executed in one fresh ``__main__`` namespace, under ``mlsysim.scenario.use(choice)``,
+Each is compiled as the engine's runner compiles it (the core: padded to its file's line numbers, the file
+named ``<root>/<file>``) and executed in one fresh ``__main__`` namespace, under ``mlsysim.scenario.use(choice)``,
 ``mlsysim.guards.recording(accept=<the cells' files>)`` and ``mlsysim.fmt.adaptive()``. The result is
 what a variant records: every ``Cls.x_str`` (:func:`class_strs`), the names of those declared
 reference-only (which the page never swaps) and the failed guards, or ``error``.
@@ -17,14 +18,11 @@ static SVG (``mlsysim.figures.static_figures(False)`` for the duration).
 """
 from __future__ import annotations
 
-import builtins
 import contextlib
-import functools
-import io
-import os
-import sys
 import types
 from typing import Any, Callable, Iterable
+
+from bookbuild.execute import cells as C
 
 #: how long an error message may be in the page's data (as the variants have always cut it)
 ERROR_CHARS = 300
@@ -44,69 +42,42 @@ def class_strs(ns: dict) -> tuple[dict[str, str], list[str]]:
     return out, ref_only
 
 
-def error_text(e: BaseException) -> str:
-    return " ".join(f"{type(e).__name__}: {e}".split())[:ERROR_CHARS]
+def error_text(e: BaseException, files: frozenset[str] = frozenset(), output_cap: int = 0) -> str:
+    """A cell's failure in one line, worded by the core (:func:`bookbuild.execute.cells.failure_text`)."""
+    return " ".join(C.failure_text(e, files, output_cap).split())[:ERROR_CHARS]
 
 
-def error_fields(e: BaseException) -> dict[str, Any]:
+def error_fields(e: BaseException, files: frozenset[str] = frozenset(), output_cap: int = 0) -> dict[str, Any]:
     """``error``: the one line (English, as mlsysim words it); ``why``: what it means, for the page to word in
     its own language (``mlsysim.errors.MlsysimError.why``), when the error says."""
     why = getattr(e, "why", None)
-    return {"error": error_text(e), **({"why": dict(why)} if why else {})}
+    return {"error": error_text(e, files, output_cap), **({"why": dict(why)} if why else {})}
 
 
 def _filename(root: str, rel: str) -> str:
     return root.rstrip("/") + "/" + rel
 
 
-def _source(cell: dict) -> str:
-    """The cell's code padded with blank lines so that line numbers are those of its file (as the runner does)."""
-    return "\n" * (int(cell["line"]) - 1) + cell["code"]
-
-
-@contextlib.contextmanager
-def _main_module(ns_module: types.ModuleType):
-    saved = sys.modules.get("__main__")
-    sys.modules["__main__"] = ns_module
-    try:
-        yield
-    finally:
-        if saved is not None:
-            sys.modules["__main__"] = saved
-
-
-def new_namespace(display: Callable[..., None] | None = None) -> types.ModuleType:
-    module = types.ModuleType("__main__")
-    module.__dict__["__builtins__"] = builtins
-    module.__dict__["display"] = display or (lambda *a, **k: None)
-    return module
+def _code(cell: dict, root: str) -> C.CellCode:
+    return C.compile_cell(C.padded(cell["code"], cell["line"]), _filename(root, cell["file"]))
 
 
 def exec_cells(module: types.ModuleType, cells: Iterable[dict], root: str,
                around_cell: Callable[[dict], Any] | None = None,
-               after_cell: Callable[[dict, dict], None] | None = None) -> None:
-    """Execute ``cells`` in ``module``'s namespace, in order, their printed output discarded.
-    ``after_cell(cell, namespace)``, when given, runs after each cell (as the engine's hooks do: the build's
-    variants explain each cell's classes there); what it raises is its own concern, never the cells'."""
+               after_cell: Callable[[dict, dict], None] | None = None, output_cap: int = 0) -> None:
+    """Execute ``cells`` in ``module``'s namespace, in order, their printed output counted against
+    ``output_cap`` (0: none) and discarded. ``after_cell(cell, namespace)``, when given, runs after each cell
+    (as the engine's hooks do: the build's variants explain each cell's classes there)."""
     ns = module.__dict__
-    with _main_module(module):
+    with C.as_main(module):
         for cell in cells:
-            code = _compiled(_source(cell), _filename(root, cell["file"]))
+            code = _code(cell, root)
+            out = C.Outputs(output_cap, keep=False)
             with (around_cell(cell) if around_cell else contextlib.nullcontext()):
-                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                    exec(code, ns)
+                with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                    C.execute(code, ns)
             if after_cell is not None:
-                try:
-                    after_cell(cell, ns)
-                except Exception:  # noqa: BLE001 - a courtesy, not a result: the cells' values stand
-                    pass
-
-
-@functools.lru_cache(maxsize=256)
-def _compiled(source: str, filename: str) -> types.CodeType:
-    """A cell's code object (kept by its text: every choice runs the same cells, and a code object is never
-    changed by running it)."""
-    return compile(source, filename, "exec")
+                after_cell(cell, ns)
 
 
 def _bits(precision: str) -> float:
@@ -122,34 +93,19 @@ def describe(sc) -> dict[str, Any]:
             "bits": int(round(_bits(sc.weight_precision)))}
 
 
-@contextlib.contextmanager
-def _profile(profile: str | None):
-    """``QUARTO_PROFILE`` set to ``profile`` for the block (unchanged when None)."""
-    if not profile:
-        yield
-        return
-    saved = os.environ.get("QUARTO_PROFILE")
-    os.environ["QUARTO_PROFILE"] = profile
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop("QUARTO_PROFILE", None)
-        else:
-            os.environ["QUARTO_PROFILE"] = saved
-
-
 def run_choice(cells: list[dict], choice: dict[str, Any], *, root: str, precision: str,
                around_cell: Callable[[dict], Any] | None = None, timeout_types: tuple = (),
                timeout_text: str = "", profile: str | None = None,
-               after_cell: Callable[[dict, dict], None] | None = None) -> tuple[dict[str, Any], types.ModuleType | None]:
+               after_cell: Callable[[dict, dict], None] | None = None,
+               output_cap: int = 0) -> tuple[dict[str, Any], types.ModuleType | None]:
     """The chapter's cells for one choice: ``(result, namespace module)``; the result is a variant's
     (``choice``, the scenario's names, ``values``, ``failed``), or ``error`` when the cells cannot compute
     that choice (the module is then None). ``precision``: the weight precision a choice wants when it
     names none (the reference's). ``timeout_types``: exceptions (not Exceptions) that mean a cell ran out of
     time: the error is then ``timeout_text``. ``profile``: the book's, as ``QUARTO_PROFILE`` while the cells run
     (Quarto sets it: a cell may word its values in the book's language). ``after_cell``: see :func:`exec_cells`
-    (live mode passes none)."""
+    (live mode passes none). ``output_cap``: the output limit of one cell, as the chapter's (0: none; what the
+    cells print is never kept)."""
     import mlsysim.scenario as S
     from mlsysim.fmt import adaptive
     from mlsysim.guards import recording
@@ -159,14 +115,14 @@ def run_choice(cells: list[dict], choice: dict[str, Any], *, root: str, precisio
         names = {k: v for k, v in choice.items() if k not in ("accelerator", "model", "precision")}
         sc = S.scenario(choice.get("accelerator"), choice.get("model"), choice.get("precision") or precision, **names)
         res.update(describe(sc))
-        module = new_namespace()
-        with S.use(sc), recording(accept=lambda f: f in files) as rec, adaptive(), _profile(profile):
-            exec_cells(module, cells, root, around_cell, after_cell)
+        module = C.new_module()
+        with S.use(sc), recording(accept=lambda f: f in files) as rec, adaptive(), C.profile(profile):
+            exec_cells(module, cells, root, around_cell, after_cell, output_cap)
     except timeout_types:
         res["error"] = timeout_text
         return res, None
-    except Exception as e:  # noqa: BLE001 - a choice the cells cannot compute is shown as such
-        res.update(error_fields(e))
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - a choice the cells cannot compute is shown as such
+        res.update(error_fields(e, frozenset(files), output_cap))
         return res, None
     res["values"], res["reference_only"] = class_strs(module.__dict__)
     prefix = root.rstrip("/") + "/"
@@ -198,17 +154,14 @@ def figures(module: types.ModuleType, cells: list[dict], choice: dict[str, Any],
     ns = module.__dict__
     files = {_filename(root, c["file"]) for c in cells}
     with S.use(sc), recording(accept=lambda f: f in files) as rec, adaptive(), static_figures(False), \
-            _main_module(module), _profile(profile):
+            C.as_main(module), C.profile(profile):
         for cell in cells:
             label = cell.get("figure") or cell.get("label") or ""
             try:
-                body, last = _split_last(cell)
-                name = _filename(root, cell["file"])
-                with contextlib.redirect_stdout(io.StringIO()):
-                    exec(compile(body, name, "exec"), ns)
-                    shown = eval(compile(last, name, "eval"), ns) if last is not None else None
+                with contextlib.redirect_stdout(C.Outputs(keep=False)):
+                    shown = C.execute(_code(cell, root), ns)
             except Exception as e:  # noqa: BLE001 - that figure stays at the reference
-                out["failed"].append({"label": label, "error": error_text(e)})
+                out["failed"].append({"label": label, "error": error_text(e, frozenset(files))})
                 continue
             if isinstance(shown, BookFigure):
                 fig = plotly_json(shown.spec, lang)
@@ -226,14 +179,6 @@ def _classes_of(cells: list[dict]) -> set[str]:
     """The names of the classes ``cells`` define (top-level ``class X``)."""
     import re
     return {m.group(1) for c in cells for m in re.finditer(r"^class\s+(\w+)", c["code"], flags=re.M)}
-
-
-def _split_last(cell: dict):
-    """The cell as (statements, last expression or None), as Jupyter displays a cell's last expression."""
-    import ast
-    tree = ast.parse(_source(cell))
-    last = ast.Expression(tree.body.pop().value) if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    return tree, last
 
 
 def free_inputs(chapter: str, choice: dict[str, Any], precision: str) -> list[dict[str, Any]]:
