@@ -42,6 +42,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..errors import BuildError
+
 #: at most this many steps and inputs per explanation (the page carries every explanation)
 MAX_STEPS = 8
 MAX_INPUTS = 12
@@ -79,7 +81,7 @@ def names_file(file: str) -> Path | None:
         from ..settings import project_root
         try:
             p = project_root(Path.cwd()) / p
-        except Exception:  # noqa: BLE001 - outside a project (a test's cell): no table
+        except BuildError:  # outside a project (a test's cell): no table
             return None
     return p.parent / NAMES_BESIDE
 
@@ -189,7 +191,7 @@ def _num(x: float) -> str:
 def _unit_str(u: Any) -> str:
     try:
         s = f"{u:~}"
-    except Exception:  # noqa: BLE001 - not a pint unit
+    except (TypeError, ValueError):  # not a pint unit
         s = str(u)
     s = s.replace(" / ", "/").replace(" * ", "·").replace(" ** 2", "²").replace(" ** 3", "³")
     s = s.replace("** 2", "²").replace("** 3", "³")
@@ -221,7 +223,7 @@ def _value(v: Any) -> tuple[str, str]:
                     c = v.to_compact()
                     if "count" not in str(c.units):
                         v, mag = c, c.magnitude
-                except Exception:  # noqa: BLE001
+                except (TypeError, ValueError, ArithmeticError):  # a unit pint cannot make compact
                     pass
             return (_num(mag) if isinstance(mag, (int, float)) else _cut(str(mag), 40)), _unit_str(v.units)
         if isinstance(v, bool):
@@ -241,7 +243,7 @@ def _value(v: Any) -> tuple[str, str]:
             return f"{len(v):,} items", ""
         if _is_registry(v):
             return _cut(getattr(v, "display_name", "") or getattr(v, "name", "")), ""
-    except Exception:  # noqa: BLE001 - a value we cannot show is shown as nothing
+    except (TypeError, ValueError, AttributeError):  # a value we cannot show is shown as nothing
         pass
     return "", ""
 
@@ -301,7 +303,7 @@ def _function_info(fn: Any) -> dict[str, str] | None:
         target = getattr(fn, "__func__", fn)
         info = _function_info_cached(target)
         return dict(info) if info else None
-    except Exception:  # noqa: BLE001
+    except TypeError:  # an unhashable callable: no record
         return None
 
 
@@ -370,12 +372,12 @@ def _segment(lines: list[bytes], node: ast.AST) -> str:
             seg = lines[l0][c0:c1].decode("utf-8")
         else:
             seg = b"\n".join([lines[l0][c0:], *lines[l0 + 1:l1], lines[l1][:c1]]).decode("utf-8")
-    except Exception:  # noqa: BLE001
+    except (IndexError, TypeError, UnicodeDecodeError):  # a node without its place
         seg = None
     if seg is None:
         try:
             seg = ast.unparse(node)
-        except Exception:  # noqa: BLE001
+        except (TypeError, ValueError, AttributeError, RecursionError):  # a node ast cannot write back
             seg = ""
     return _cut(seg)
 
@@ -648,7 +650,7 @@ class _Explainer:
             from mlsysim import units
             if hasattr(units, name):
                 return getattr(units, name)
-        except Exception:  # noqa: BLE001
+        except ImportError:  # the library is not there: no global of it
             pass
         return _MISSING
 
@@ -663,7 +665,7 @@ class _Explainer:
     def attr(self, name: str) -> Any:
         try:
             return getattr(self.cls, name)
-        except Exception:  # noqa: BLE001
+        except AttributeError:  # not an attribute of the class
             return _MISSING
 
     # -- classifying one of the class's assignments
@@ -695,11 +697,11 @@ class _Explainer:
             try:
                 from mlsysim.units import ureg
                 return _unit_str(ureg.Unit(node.value))
-            except Exception:  # noqa: BLE001
+            except (AttributeError, ValueError, TypeError, SyntaxError):  # not a unit pint knows: the text as written
                 return node.value if node.value not in ("", "dimensionless") else ""
         try:
             v = self._eval_units_expr(node)
-        except Exception:  # noqa: BLE001
+        except (LookupError, AttributeError, TypeError, ValueError, ArithmeticError):  # not a unit expression (UndefinedUnitError is an AttributeError)
             return ""
         if _is_unit(v):
             return _unit_str(v)
@@ -832,21 +834,15 @@ class _Explainer:
         out["line"] = self.first_line + a.line - 1 if a else 0
         if a is None:
             return out
-        try:
-            steps, inputs, _ = self.walk(a.reads)
-            out["steps"], out["inputs"] = steps[:MAX_STEPS], inputs[:MAX_INPUTS]
-        except Exception:  # noqa: BLE001 - an unusual body explains less, never fails
-            pass
+        steps, inputs, _ = self.walk(a.reads)   # a failure here is the explainer's: it is said, not hidden
+        out["steps"], out["inputs"] = steps[:MAX_STEPS], inputs[:MAX_INPUTS]
         return out
 
     def closure(self, attr: str) -> set[str]:
         a = self.body.assigns.get(attr)
         if a is None:
             return set()
-        try:
-            return self.walk(a.reads, paths_only=True)[2]
-        except Exception:  # noqa: BLE001
-            return {r.path for r in a.reads}
+        return self.walk(a.reads, paths_only=True)[2]
 
     def walk(self, start: list[_Read], paths_only: bool = False) -> tuple[list[dict], list[dict], set[str]]:
         """Breadth first from ``start`` through the class's assignments: (steps, inputs, paths read)."""
@@ -943,7 +939,7 @@ class _Explainer:
     def _safe(make: Any, name: str) -> dict:
         try:
             return make()
-        except Exception:  # noqa: BLE001
+        except (AttributeError, KeyError, TypeError, ValueError):  # a registry field not read as one: the input without its value
             return {"name": name, "value": "", "unit": ""}
 
     def _other_ref(self, b: _Assign) -> tuple[str, str] | None:
@@ -1034,10 +1030,7 @@ def explain_class(cls: type, source: str, *, first_line: int = 1, file: str = ""
     when ``OtherClass`` was explained before; otherwise it is an input with its value.
     """
     cname = getattr(cls, "__name__", "") or ""
-    try:
-        body = _parse_body(source, cname)
-    except Exception:  # noqa: BLE001
-        body = _Body(cname, source or "", ok=False)
+    body = _parse_body(source, cname)   # a body it cannot parse comes back not ok
     try:
         if isinstance(cls, type):
             _analysed[cls] = (body, first_line, file)
@@ -1046,13 +1039,7 @@ def explain_class(cls: type, source: str, *, first_line: int = 1, file: str = ""
     ex = _Explainer(cls, body, first_line, file, namespace)
     out: dict[str, dict] = {}
     for attr in _str_attrs(cls, body):
-        try:
-            out[attr] = ex.explain(attr)
-        except Exception:  # noqa: BLE001
-            v = getattr(cls, attr, "")
-            out[attr] = {"attr": f"{cname}.{attr}", "value": _cut(str(v)),
-                         "name": readable_name(cname, attr, file=file), "expr": "", "steps": [], "inputs": [],
-                         "file": file, "line": 0}
+        out[attr] = ex.explain(attr)
     return out
 
 
@@ -1074,20 +1061,14 @@ def guard_targets(cls: type | None, source: str, *, first_line: int = 1, file: s
     Only the source is needed (``cls`` may be ``None``): a class whose guard failed does not exist.
     """
     cname = getattr(cls, "__name__", "") or ""
-    try:
-        body = _parse_body(source, cname)
-    except Exception:  # noqa: BLE001
-        return []
+    body = _parse_body(source, cname)
     if not body.ok:
         return []
     ex = _Explainer(cls if cls is not None else _NoClass, body, first_line, file, namespace)
     strs = _str_attrs(cls if isinstance(cls, type) else None, body)
     closures: dict[str, set[str]] = {}
     for s in strs:
-        try:
-            closures[s] = ex.closure(s)
-        except Exception:  # noqa: BLE001
-            closures[s] = set()
+        closures[s] = ex.closure(s)
     out = []
     for g in body.guards:
         reads = [r.path for r in g.reads
