@@ -8,6 +8,11 @@ expected sets come from the registry and the profiles, so nothing here edits a t
 The entries are an author's example, typed here (the MI325X as AMD's datasheet publishes it: 256 GB of
 HBM3E read the JEDEC way, 6 TB/s, 1,307.4 dense bf16 TFLOP/s and 2,614.9 dense fp8); the measurement is a
 scenario row well above its floor, which is all the loader asks of it.
+
+Its names are the suite's own (``AP_MI325X``, ``AuthorPathCard``, ``lectures/author-path-card.qmd``, sources
+``suite-*``), never the guide's example ones (``MI325X``, ``NewCard``, ``lecture20-new-card``), so it runs over a
+project where an author followed the guide literally; the chapter goes after the last chapter the profiles
+list, numbered after it (its ``number-offset`` read from that chapter), not after a lecture typed here.
 """
 from __future__ import annotations
 
@@ -33,7 +38,7 @@ def _ignore(folder, names):
 
 
 SOURCE = '''
-[amd-mi325x-datasheet]
+[suite-mi325x-datasheet]
 title = "AMD Instinct MI325X accelerator datasheet"
 publisher = "AMD"
 url = "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html"
@@ -43,29 +48,29 @@ accessed = "2026-12-01"
 '''
 
 ACCELERATOR = '''
-[MI325X]
-display_name = "AMD Instinct MI325X"
+[AP_MI325X]
+display_name = "AMD Instinct MI325X (the suite's author example)"
 vendor = "AMD"
 variant = "OAM, 1000 W"
 host_link = "PCIe_Gen5_x16"
-memory.capacity = { value = "256 GiB", source = "amd-mi325x-datasheet", note = "HBM3E; the datasheet's '256 GB' read the JEDEC way (binary)" }
-memory.bandwidth = { value = "6 TB/s", source = "amd-mi325x-datasheet" }
-compute.bf16 = { dense = "1307.4 Tflop/s", sparse = "2614.8 Tflop/s", source = "amd-mi325x-datasheet" }
-compute.fp16 = { dense = "1307.4 Tflop/s", sparse = "2614.8 Tflop/s", source = "amd-mi325x-datasheet" }
-compute.fp8 = { dense = "2614.9 Tflop/s", sparse = "5229.8 Tflop/s", source = "amd-mi325x-datasheet" }
-compute.int8 = { dense = "2614.9 Tflop/s", sparse = "5229.8 Tflop/s", source = "amd-mi325x-datasheet" }
+memory.capacity = { value = "256 GiB", source = "suite-mi325x-datasheet", note = "HBM3E; the datasheet's '256 GB' read the JEDEC way (binary)" }
+memory.bandwidth = { value = "6 TB/s", source = "suite-mi325x-datasheet" }
+compute.bf16 = { dense = "1307.4 Tflop/s", sparse = "2614.8 Tflop/s", source = "suite-mi325x-datasheet" }
+compute.fp16 = { dense = "1307.4 Tflop/s", sparse = "2614.8 Tflop/s", source = "suite-mi325x-datasheet" }
+compute.fp8 = { dense = "2614.9 Tflop/s", sparse = "5229.8 Tflop/s", source = "suite-mi325x-datasheet" }
+compute.int8 = { dense = "2614.9 Tflop/s", sparse = "5229.8 Tflop/s", source = "suite-mi325x-datasheet" }
 '''
 
 NODE = '''
-[nodes.MI325X_Platform]
-display_name = "AMD Instinct MI325X Platform (8 OAM)"
-accelerator = "MI325X"
-accelerators_per_node = { value = 8, source = "amd-mi325x-datasheet" }
+[nodes.AP_MI325X_Platform]
+display_name = "AMD Instinct MI325X Platform (the suite's author example)"
+accelerator = "AP_MI325X"
+accelerators_per_node = { value = 8, source = "suite-mi325x-datasheet" }
 host_link = "PCIe_Gen5_x16"
 '''
 
 MODEL_SOURCE = '''
-[meta-llama31-8b-config]
+[suite-llama31-8b-config]
 title = "meta-llama/Llama-3.1-8B: config.json and model card (8.03B params)"
 publisher = "Meta"
 url = "https://huggingface.co/meta-llama/Llama-3.1-8B"
@@ -74,9 +79,9 @@ accessed = "2026-12-01"
 '''
 
 MODEL = '''
-[Llama3_1_8B]
-display_name = "Llama-3.1-8B"
-source = "meta-llama31-8b-config"
+[AP_Llama3_1_8B]
+display_name = "Llama-3.1-8B (the suite's author example)"
+source = "suite-llama31-8b-config"
 parameters = "8.03e9 count"
 layers = 32
 hidden_dim = 4096
@@ -89,10 +94,10 @@ context_length = 131072
 '''
 
 MEASUREMENT = '''
-[author-llama31-70b-mi325x8-128-2048-maxload]
-source = "amd-mi325x-datasheet"
-table = "an author's example row: 8 x MI325X, Llama 3.1 70B, fp8, TP 8, input 128, output 2048, max num seqs 3200"
-accelerator = "MI325X"
+[suite-llama31-70b-mi325x8-128-2048-maxload]
+source = "suite-mi325x-datasheet"
+table = "an author's example row: 8 x AP_MI325X, Llama 3.1 70B, fp8, TP 8, input 128, output 2048, max num seqs 3200"
+accelerator = "AP_MI325X"
 count = 8
 model = "Llama3_1_70B"
 weight_precision = "fp8"
@@ -109,20 +114,20 @@ output_throughput = "15000 token/s"
 '''
 
 #: the new chapter, as both profiles list it
-NEW_CHAPTER = "lectures/lecture20-new-card.qmd"
+NEW_CHAPTER = "lectures/author-path-card.qmd"
 
-#: the chapter's cell file (lectures/_cells/lec20-new-card.qmd): LOAD -> EXECUTE -> GUARD -> OUTPUT
+#: the chapter's cell file (lectures/_cells/author-path-cells.qmd): LOAD -> EXECUTE -> GUARD -> OUTPUT
 CELL = '''```{python}
-#| label: calc-lec20-new-card
+#| label: calc-author-path-cells
 #| echo: false
 from mlsysim import Hardware, check, fmt, fmt_int
 from mlsysim.figures import book_figure, book_lang, roofline_spec
 from mlsysim.physics import ridge_point
 
 
-class NewCard:
+class AuthorPathCard:
     # ┌── 1. LOAD ──────────────────────────────────────────────────────────
-    accel = Hardware.Cloud.MI325X
+    accel = Hardware.Cloud.AP_MI325X
     precision = "fp8"                   # scenario: the weights' number format
     # ┌── 2. EXECUTE ───────────────────────────────────────────────────────
     bw = accel.memory.bandwidth.to("TB/s").magnitude
@@ -139,47 +144,47 @@ class NewCard:
 
 #: the names of the cell's values, in both languages, beside the cell (lectures/_cells/names.toml)
 NAMES = '''
-[names.NewCard]
-name = { en = "the accelerator this chapter reads", zh = "本章所读的加速器" }
-bw = { en = "memory bandwidth of the new accelerator", zh = "新加速器的内存带宽" }
-ridge = { en = "ridge point of the new accelerator at 8-bit weights", zh = "新加速器在 8 位权重下的屋脊点" }
+[names.AuthorPathCard]
+name = { en = "the accelerator the suite example chapter reads", zh = "本章所读的加速器" }
+bw = { en = "memory bandwidth of the suite example accelerator", zh = "示例加速器的内存带宽" }
+ridge = { en = "ridge point of the suite example accelerator at 8-bit weights", zh = "新加速器在 8 位权重下的屋脊点" }
 '''
 
 CHAPTER_EN = '''---
 jupyter: mlsysim-book
-number-offset: [19]
+number-offset: [OFFSET]
 ---
 
-# A New Card {#sec-lec20}
+# A New Card {#sec-author-path}
 
-{{< include _cells/lec20-new-card.qmd >}}
+{{< include _cells/author-path-cells.qmd >}}
 
-The `{python} NewCard.name_str` reads its memory at `{python} NewCard.bw_str` TB/s, so its ridge point is `{python} NewCard.ridge_str` FLOP/byte [@williams2009]. The appendix derives the ridge point in @sec-vol3-appendix-inference-roofline, and @fig-lec20-roofline draws this card's roof.
+The `{python} AuthorPathCard.name_str` reads its memory at `{python} AuthorPathCard.bw_str` TB/s, so its ridge point is `{python} AuthorPathCard.ridge_str` FLOP/byte [@williams2009]. The appendix derives the ridge point in @sec-vol3-appendix-inference-roofline, and @fig-author-path-roofline draws this card's roof.
 
 ```{python}
-#| label: fig-lec20-roofline
+#| label: fig-author-path-roofline
 #| fig-cap: "**The New Card's Roofline**: Attainable operations per second against arithmetic intensity."
 #| fig-alt: "A log-log roofline rising to the ridge point, then flat at the peak rate."
-NewCard.roofline
+AuthorPathCard.roofline
 ```
 '''
 
 CHAPTER_ZH = '''---
 jupyter: mlsysim-book
-number-offset: [19]
+number-offset: [OFFSET]
 ---
 
-# 一张新卡 {#sec-lec20}
+# 一张新卡 {#sec-author-path}
 
-{{< include _cells/lec20-new-card.qmd >}}
+{{< include _cells/author-path-cells.qmd >}}
 
-`{python} NewCard.name_str` 的内存带宽为 `{python} NewCard.bw_str` TB/s，其屋脊点为 `{python} NewCard.ridge_str` FLOP/字节 [@williams2009]。附录在 @sec-vol3-appendix-inference-roofline 中推导屋脊点，@fig-lec20-roofline 画出这张卡的屋顶线。
+`{python} AuthorPathCard.name_str` 的内存带宽为 `{python} AuthorPathCard.bw_str` TB/s，其屋脊点为 `{python} AuthorPathCard.ridge_str` FLOP/字节 [@williams2009]。附录在 @sec-vol3-appendix-inference-roofline 中推导屋脊点，@fig-author-path-roofline 画出这张卡的屋顶线。
 
 ```{python}
-#| label: fig-lec20-roofline
+#| label: fig-author-path-roofline
 #| fig-cap: "**新卡的屋顶线**：可达到的每秒运算次数与算术强度的关系。"
 #| fig-alt: "一条对数坐标的屋顶线，上升到屋脊点后在峰值速率处变平。"
-NewCard.roofline
+AuthorPathCard.roofline
 ```
 '''
 
@@ -222,14 +227,15 @@ def add_chapter(root: Path, python: str = sys.executable) -> None:
     """notes/CHAPTERS.md: the chapter in both languages, its cell and names, listed in both profiles, the
     translation stamped with ``python -m bookbuild translated``. Idempotent, as ``add_registry_entries``."""
     cells = root / "lectures" / "_cells"
-    (cells / "lec20-new-card.qmd").write_text(CELL, encoding="utf-8")
+    (cells / "author-path-cells.qmd").write_text(CELL, encoding="utf-8")
     _append(cells / "names.toml", NAMES)
-    (root / "lectures" / "lecture20-new-card.qmd").write_text(CHAPTER_EN, encoding="utf-8")
-    (root / "lectures" / "lecture20-new-card.zh.qmd").write_text(CHAPTER_ZH, encoding="utf-8")
-    _after(root / "_quarto-en.yml", "    - lectures/lecture19-agent-stalls.qmd", "    - lectures/lecture20-new-card.qmd")
-    _after(root / "_quarto-zh.yml", "    - lectures/lecture19-agent-stalls.zh.qmd",
-           "    - lectures/lecture20-new-card.zh.qmd")
-    bookbuild(root, "translated", "lectures/lecture20-new-card.zh.qmd", "--source", "lectures/lecture20-new-card.qmd",
+    last = {lang: last_chapter(root, lang) for lang in ("en", "zh")}
+    offset = str(number_of(root, last["en"]))
+    (root / "lectures" / "author-path-card.qmd").write_text(CHAPTER_EN.replace("OFFSET", offset), encoding="utf-8")
+    (root / "lectures" / "author-path-card.zh.qmd").write_text(CHAPTER_ZH.replace("OFFSET", offset), encoding="utf-8")
+    _after(root / "_quarto-en.yml", f"    - {last['en']}", f"    - {NEW_CHAPTER}")
+    _after(root / "_quarto-zh.yml", f"    - {last['zh']}", "    - " + NEW_CHAPTER.replace(".qmd", ".zh.qmd"))
+    bookbuild(root, "translated", "lectures/author-path-card.zh.qmd", "--source", "lectures/author-path-card.qmd",
               python=python)
 
 
@@ -259,3 +265,21 @@ def chapters(root: Path, lang: str) -> list[str]:
     import yaml
     book = yaml.safe_load((root / f"_quarto-{lang}.yml").read_text(encoding="utf-8"))["book"]
     return list(book.get("chapters") or []) + list(book.get("appendices") or [])
+
+
+def last_chapter(root: Path, lang: str) -> str:
+    """The last chapter before the appendices that ``_quarto-<lang>.yml`` lists, this path's own left out."""
+    import yaml
+    book = yaml.safe_load((root / f"_quarto-{lang}.yml").read_text(encoding="utf-8"))["book"]
+    own = {NEW_CHAPTER, NEW_CHAPTER.replace(".qmd", ".zh.qmd")}
+    return [c for c in book.get("chapters") or [] if c not in own][-1]
+
+
+def number_of(root: Path, chapter: str) -> int:
+    """A chapter's number as its front matter declares it (``number-offset: [N]`` numbers it N + 1), else its
+    place among the profile's numbered chapters (the preface, ``index``, has none)."""
+    from bookbuild.source import front_matter_of
+    off = front_matter_of((root / chapter).read_text(encoding="utf-8"), chapter).get("number-offset")
+    if isinstance(off, list) and off and isinstance(off[0], int):
+        return off[0] + 1
+    return [c for c in chapters(root, "en") if not c.startswith("index")].index(chapter) + 1

@@ -44,8 +44,8 @@ def test_check_passes_with_the_authors_additions(authored):
     assert listed.count(A.NEW_CHAPTER) == 1 and A.NEW_CHAPTER.replace(".qmd", ".zh.qmd") in A.chapters(authored, "zh")
     assert f"en (en): {chapters} chapters" in r.stdout and f"zh (zh): {chapters} chapters" in r.stdout
     # the new chapter is numbered after the lecture, its figure drawn in both languages
-    idx = (authored / "_build" / "executed" / "en" / "lectures" / "lecture20-new-card.md").read_text(encoding="utf-8")
-    assert "MI325X" in idx and "6.0" in idx   # the accelerator's name and its 6 TB/s, as the cell formats them
+    idx = (authored / "_build" / "executed" / "en" / A.NEW_CHAPTER.replace(".qmd", ".md")).read_text(encoding="utf-8")
+    assert "MI325X (the suite" in idx and "6.0" in idx   # the accelerator's name and its 6 TB/s, as the cell formats them
     assert (authored / "lectures" / "figures").is_dir()
 
 
@@ -75,53 +75,53 @@ def test_the_authors_steps_over_an_authored_project_change_nothing(authored, tmp
 def test_the_cli_lists_the_new_accelerator_and_model(authored):
     r = subprocess.run([sys.executable, "-m", "mlsysim", "list"], cwd=authored, env=A.env(authored),
                        capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0 and "MI325X" in r.stdout and "Llama3_1_8B" in r.stdout, r.stderr
+    assert r.returncode == 0 and "AP_MI325X" in r.stdout and "AP_Llama3_1_8B" in r.stdout, r.stderr
 
 
 #: each mistake the guides warn of, made in one copy: (file, old, new) and the line check prints for it
 MISTAKES = [
     # a translation without translation-of (the drift guard would be off)
-    ("lectures/lecture20-new-card.zh.qmd", "translation-of:", "translated-from:",
-     r"lectures/lecture20-new-card\.zh\.qmd:1: a translation without translation-of"),
+    ("lectures/author-path-card.zh.qmd", "translation-of:", "translated-from:",
+     r"lectures/author-path-card\.zh\.qmd:1: a translation without translation-of"),
     # a chapter Quarto's post-render step refuses: no jupyter: mlsysim-book
-    ("lectures/lecture20-new-card.qmd", "jupyter: mlsysim-book\n", "",
-     r"lectures/lecture20-new-card\.qmd:1: the chapter names no kernel 'mlsysim-book'"),
-    # numbering that goes backwards: Preface, 19, 2, A
-    ("lectures/lecture20-new-card.qmd", "number-offset: [19]\n", "",
-     r"lectures/lecture20-new-card\.qmd:1: chapter 2 comes after chapter 19"),
+    ("lectures/author-path-card.qmd", "jupyter: mlsysim-book\n", "",
+     r"lectures/author-path-card\.qmd:1: the chapter names no kernel 'mlsysim-book'"),
+    # numbering that goes backwards (Preface, 19, 2, A): the chapter's offset removed
+    ("lectures/author-path-card.qmd", "number-offset: [OFFSET]\n", "",
+     r"lectures/author-path-card\.qmd:1: chapter \d+ comes after chapter LAST\b"),
     # a value quoted in English only
-    ("lectures/lecture20-new-card.qmd", "FLOP/byte [@williams2009].", "FLOP/byte [@williams2009], "
-     "`{python} NewCard.bw_str` TB/s again.",
-     r"lectures/lecture20-new-card\.qmd:\d+: NewCard\.bw_str is quoted in English only"),
+    ("lectures/author-path-card.qmd", "FLOP/byte [@williams2009].", "FLOP/byte [@williams2009], "
+     "`{python} AuthorPathCard.bw_str` TB/s again.",
+     r"lectures/author-path-card\.qmd:\d+: AuthorPathCard\.bw_str is quoted in English only"),
     # a value without a name (its hover would show the identifier; ridge_str keeps ridge_point's declared title)
-    ("lectures/_cells/names.toml", 'bw = { en = "memory bandwidth of the new accelerator", zh = "新加速器的内存带宽" }\n',
-     "", r"lectures/lecture20-new-card\.zh\.qmd:\d+: NewCard\.bw_str has no Chinese name"),
+    ("lectures/_cells/names.toml", 'bw = { en = "memory bandwidth of the suite example accelerator", zh = "示例加速器的内存带宽" }\n',
+     "", r"lectures/author-path-card\.zh\.qmd:\d+: AuthorPathCard\.bw_str has no Chinese name"),
     ("lectures/_cells/names.toml", "", "",
-     r"lectures/lecture20-new-card\.qmd:\d+: NewCard\.bw_str has no English name"),
+     r"lectures/author-path-card\.qmd:\d+: AuthorPathCard\.bw_str has no English name"),
     # a citation key that is not in references.bib, a reference to no label (after the value above: its sentence)
-    ("lectures/lecture20-new-card.qmd", "[@williams2009]", "[@nobody2099]",
-     r"lectures/lecture20-new-card\.qmd:\d+: citation @nobody2099 is not in references\.bib"),
-    ("lectures/lecture20-new-card.qmd", "and @fig-lec20-roofline draws", "and @fig-lec20-rooflines draws",
-     r"lectures/lecture20-new-card\.qmd:\d+: @fig-lec20-rooflines does not resolve in the 'en' book"),
+    ("lectures/author-path-card.qmd", "[@williams2009]", "[@nobody2099]",
+     r"lectures/author-path-card\.qmd:\d+: citation @nobody2099 is not in references\.bib"),
+    ("lectures/author-path-card.qmd", "and @fig-author-path-roofline draws", "and @fig-author-path-rooflines draws",
+     r"lectures/author-path-card\.qmd:\d+: @fig-author-path-rooflines does not resolve in the 'en' book"),
     # two claims of the cell that no longer hold: both named, with the reference and citation above
-    ("lectures/_cells/lec20-new-card.qmd", "check(ridge > 100,", "check(ridge > 1e6, 'the ridge is past a million')\n"
+    ("lectures/_cells/author-path-cells.qmd", "check(ridge > 100,", "check(ridge > 1e6, 'the ridge is past a million')\n"
      "    check(ridge > 1e7,",
-     r"lectures/_cells/lec20-new-card\.qmd:\d+: \[calc-lec20-new-card\] guard failed: the ridge is past a million"),
-    ("lectures/_cells/lec20-new-card.qmd", "", "",
-     r"lectures/_cells/lec20-new-card\.qmd:\d+: \[calc-lec20-new-card\] guard failed: decode at batch one is far below"),
+     r"lectures/_cells/author-path-cells\.qmd:\d+: \[calc-author-path-cells\] guard failed: the ridge is past a million"),
+    ("lectures/_cells/author-path-cells.qmd", "", "",
+     r"lectures/_cells/author-path-cells\.qmd:\d+: \[calc-author-path-cells\] guard failed: decode at batch one is far below"),
     # a sparse rate 2.0003 times dense (the registry loads; check says it with the rest)
     ("mlsysim/data/accelerators.toml", 'compute.fp16 = { dense = "1307.4 Tflop/s", sparse = "2614.8 Tflop/s", '
-     'source = "amd-mi325x-datasheet"', 'compute.fp16 = { dense = "1307.4 Tflop/s", sparse = "2615.2 Tflop/s", '
-     'source = "amd-mi325x-datasheet"',
-     r"mlsysim/data/accelerators\.toml:\d+: \[MI325X\] compute\.fp16: sparse '2615\.2 Tflop/s' is 2\.00031 times dense"),
+     'source = "suite-mi325x-datasheet"', 'compute.fp16 = { dense = "1307.4 Tflop/s", sparse = "2615.2 Tflop/s", '
+     'source = "suite-mi325x-datasheet"',
+     r"mlsysim/data/accelerators\.toml:\d+: \[AP_MI325X\] compute\.fp16: sparse '2615\.2 Tflop/s' is 2\.00031 times dense"),
 ]
 
 
 #: a registry the library refuses to load (a capacity in decimal GB): nothing can compute, so check says that
 #: one line, once, before any chapter runs, and nothing else
-UNLOADABLE = ("mlsysim/data/accelerators.toml", 'value = "256 GiB", source = "amd-mi325x-datasheet"',
-              'value = "256 GB", source = "amd-mi325x-datasheet"',
-              r"mlsysim/data/accelerators\.toml: \[MI325X\] memory\.capacity: .*256 GB")
+UNLOADABLE = ("mlsysim/data/accelerators.toml", 'value = "256 GiB", source = "suite-mi325x-datasheet"',
+              'value = "256 GB", source = "suite-mi325x-datasheet"',
+              r"mlsysim/data/accelerators\.toml: \[AP_MI325X\] memory\.capacity: .*256 GB")
 
 
 def test_a_registry_that_does_not_load_is_one_line_before_any_chapter(authored, tmp_path):
@@ -137,9 +137,17 @@ def test_a_registry_that_does_not_load_is_one_line_before_any_chapter(authored, 
     assert len(problems) == 1 and re.match(want, problems[0]), r.stderr
 
 
+def _derived(authored: Path) -> list[tuple[str, str, str, str]]:
+    """MISTAKES with the chapter's offset and the number of the chapter before it, as the copy has them."""
+    last = A.number_of(authored, A.last_chapter(authored, "en"))
+    return [(rel, old.replace("OFFSET", str(last)), new, want.replace("LAST", str(last)))
+            for rel, old, new, want in MISTAKES]
+
+
 def test_each_mistake_is_one_line_of_one_check_run(authored, tmp_path):
     root = A.project_copy_of(authored, tmp_path / "mistakes")
-    for rel, old, new, _ in MISTAKES:
+    mistakes = _derived(authored)
+    for rel, old, new, _ in mistakes:
         p = root / rel
         text = p.read_text(encoding="utf-8")
         assert old in text, (rel, old)
@@ -147,5 +155,5 @@ def test_each_mistake_is_one_line_of_one_check_run(authored, tmp_path):
     r = _timed("check with every mistake", lambda: A.bookbuild(root, "check", "--profile", "all", check=False))
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     lines = r.stderr.splitlines()
-    for *_, want in MISTAKES:
+    for *_, want in mistakes:
         assert sum(bool(re.match(want, ln)) for ln in lines) == 1, (want, r.stderr)
