@@ -30,7 +30,6 @@ from ..source import Cell, Document, InlineUse, Origin, headings
 from ..text import INLINE_CODE, INLINE_PY
 from . import cells as C
 from . import display as D
-from .cells import OutputCapExceeded, Outputs
 from .limits import CellTimeout, RawOutputExceeded, arm, disarm, raw_output_exceeded
 
 DEFAULT_FIG_SIZE = (7.0, 5.0)   # Quarto's default fig-width/fig-height for HTML
@@ -121,7 +120,7 @@ class Runner:
         self.sink = D.FigureSink(Path(opts.fig_dir).resolve(), Path(opts.md_dir).resolve(), slug)
         self.module = C.new_module(self._display)
         self.ns = self.module.__dict__
-        self._outputs: Outputs | None = None
+        self._outputs: C.Outputs | None = None
         self.inline: list[InlineUse] = []
         self.cells: list[CellInfo] = []
         self.blocks: list[list[str]] = []                     # each rendered cell's output lines
@@ -186,26 +185,20 @@ class Runner:
     def _sandbox(self):
         """The chapter's folder as the working directory, the project first on ``sys.path``, and the core's
         ``__main__`` and profile (:mod:`.cells`) around the whole chapter."""
-        saved = (os.getcwd(), list(sys.path))
-        os.chdir(self.path.parent)
-        if str(self.root) not in sys.path:
-            sys.path.insert(0, str(self.root))
         if "matplotlib" not in sys.modules:
             os.environ["MPLBACKEND"] = "agg"
         try:
-            with C.as_main(self.module), C.profile(self.opts.profile), self.hooks.around(self.doc):
+            with C.in_folder(str(self.path.parent), str(self.root)), C.as_main(self.module), \
+                    C.profile(self.opts.profile), self.hooks.around(self.doc):
                 yield
         finally:
-            cwd, path = saved
-            os.chdir(cwd)
-            sys.path[:] = path
             _close_figures()
 
     # ------------------------------------------------------------ one cell
     def _run_cell(self, cell: Cell, render: bool) -> list[str]:
         self.cells.append(CellInfo(cell.label, cell.head.file, cell.head.line, cell.options))
         code = self._compiled(cell)
-        outputs = Outputs(self.opts.output_cap)
+        outputs = C.Outputs(self.opts.output_cap)
         figs: list[Any] = []
         if self.opts.on_cell is not None:
             self.opts.on_cell(cell.head.file, cell.head.line, cell.tag)
@@ -224,7 +217,7 @@ class Runner:
             return blocks
         return ["::: {.cell}", "\n\n".join(blocks), ":::"]
 
-    def _blocks(self, cell: Cell, outputs: Outputs, figs: list[Any]) -> list[str]:
+    def _blocks(self, cell: Cell, outputs: C.Outputs, figs: list[Any]) -> list[str]:
         echo, output = self.opt(cell, "echo", False), self.opt(cell, "output", True)
         blocks = [D.echo_block(cell, echo)] if echo else []
         if output is False:
@@ -245,7 +238,7 @@ class Runner:
         except SyntaxError as e:
             raise CellError(cell.body.file, e.lineno, f"syntax error: {e.msg}", cell.tag) from None
 
-    def _exec(self, cell: Cell, code: C.CellCode, outputs: Outputs) -> list[Any]:
+    def _exec(self, cell: Cell, code: C.CellCode, outputs: C.Outputs) -> list[Any]:
         filename = str(self.root / cell.body.file)
         self._prepare_matplotlib(cell, code.tree)
         self._outputs = outputs
@@ -292,7 +285,7 @@ class Runner:
             return CellError(rel, line, f"the cell ran out of memory (a chapter's process may use "
                                         f"{self.opts.memory_limit:,} MB): use less, or raise --memory-limit", tag)
         msg = C.failure_text(e, filename, self.opts.output_cap)
-        if isinstance(e, (OutputCapExceeded, SystemExit)):
+        if isinstance(e, (C.OutputCapExceeded, SystemExit)):
             return CellError(rel, line, msg, tag)
         if inner and inner[0] != filename and not inner[0].startswith("<"):
             msg += f" (raised in {_rel(Path(inner[0]), self.root)}:{inner[1]}, {inner[2]})"

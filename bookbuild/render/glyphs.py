@@ -72,11 +72,12 @@ def _contents(doc):
     todo = [(page.obj, page.obj.get("/Resources")) for page in doc.pages]
     while todo:
         obj, res = todo.pop()
-        if obj.objgen in seen and obj.objgen != (0, 0):
+        if obj.objgen != (0, 0) and obj.objgen in seen:   # (0, 0): a direct object, never shared
             continue
         seen.add(obj.objgen)
         yield obj, res
-        for xobj in (res or {}).get("/XObject", {}).values() if res is not None else []:
+        forms = res.get("/XObject", {}) if res is not None else {}
+        for xobj in forms.values():
             if isinstance(xobj, pikepdf.Stream) and xobj.get("/Subtype") == pikepdf.Name.Form:
                 todo.append((xobj, xobj.get("/Resources", res)))
 
