@@ -83,13 +83,15 @@ def golden(name: str) -> dict:
 
 
 @pytest.fixture(scope="session")
-def executed_appendix(tmp_path_factory):
-    """The appendix executed in both languages, once per test session (:func:`session_folder`)."""
+def executed_appendix(tmp_path_factory, book_sources):
+    """The appendix executed in both languages (from :func:`book_sources`), once per test session
+    (:func:`session_folder`)."""
     import pickle
 
     def make(out: Path) -> None:
         from bookbuild.execute import execute_chapter
-        chapters = {lang: execute_chapter(ROOT / f"appendix/inference-cost{suffix}.qmd", ROOT, out / lang / "figures",
+        root = book_sources
+        chapters = {lang: execute_chapter(root / f"appendix/inference-cost{suffix}.qmd", root, out / lang / "figures",
                                           md_dir=out / lang, profile=lang)
                     for lang, suffix in (("en", ""), ("zh", ".zh"))}
         (out / "executed.pickle").write_bytes(pickle.dumps(chapters))
@@ -126,6 +128,24 @@ def SOURCES_IGNORE(folder, names):
     if "figures" in names and not (Path(folder) / "figures" / "__init__.py").is_file():
         out.add("figures")
     return out
+
+
+def chapter_sources_copy(dest: Path) -> Path:
+    """The book's sources copied to ``dest`` without the project's packages (the chapters import the
+    installed mlsysim, this checkout's, so a test's objects and a chapter's are the same classes)."""
+    def ignore(folder, names):
+        top = {"mlsysim", "bookbuild"} if Path(folder) == ROOT else set()
+        return SOURCES_IGNORE(folder, names) | (top & set(names))
+    shutil.copytree(ROOT, dest, ignore=ignore, dirs_exist_ok=True)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def book_sources(tmp_path_factory) -> Path:
+    """The book's sources, copied once per test session, for the tests that execute the real chapters in
+    this process: a chapter writes its static figures beside itself (``figures/<name>.<lang>.svg``, as under
+    Quarto), and a test writes under its temporary folder, never into the checkout."""
+    return session_folder(tmp_path_factory, "book-sources", chapter_sources_copy)
 
 
 def render_copy(dest: Path, *args: str) -> Path:
@@ -173,7 +193,7 @@ def rendered_book(tmp_path_factory) -> Path:
 TESTS = Path(__file__).resolve().parent
 TIERS = ("unit", "book", "release")
 #: fixtures that build or open a whole book: a unit test that asks for one is in the wrong folder
-BOOK_FIXTURES = frozenset({"rendered_book", "executed_appendix", "browser", "world"})
+BOOK_FIXTURES = frozenset({"rendered_book", "executed_appendix", "browser", "world", "book_sources"})
 # a test module may import another's helpers whatever its tier's folder (``from test_hostile_engine import world``)
 sys.path[:0] = [str(TESTS / tier) for tier in TIERS if str(TESTS / tier) not in sys.path]
 

@@ -17,45 +17,15 @@ CHAPTER = ROOT / "lectures" / "lecture19-agent-stalls.qmd"
 CHAPTER_ZH = ROOT / "lectures" / "lecture19-agent-stalls.zh.qmd"
 
 
-def _execute_with_bookbuild(tmp: Path) -> str:
+def _execute(root: Path, chapter: Path, tmp: Path, profile: str | None = None) -> str:
+    """The chapter executed from the copy ``root`` of the book's sources (conftest.book_sources)."""
     from bookbuild.execute import execute_chapter
-    return execute_chapter(CHAPTER, ROOT, tmp / "fig", md_dir=tmp).markdown
-
-
-def _execute_by_hand() -> str:
-    """Fallback: expand includes, exec the python chunks in order, substitute inline attribute reads."""
-    inc = re.compile(r"^\{\{<\s*include\s+(\S+)\s*>\}\}\s*$", re.M)
-
-    def expand(path: Path) -> str:
-        return inc.sub(lambda m: expand(path.parent / m.group(1)), path.read_text(encoding="utf-8"))
-
-    text = expand(CHAPTER)
-    ns: dict = {}
-    import matplotlib
-    matplotlib.use("Agg")
-    out, pos = [], 0
-    for m in re.finditer(r"```\{python\}\n(.*?)```", text, re.S):
-        out.append(text[pos:m.start()])
-        exec(compile(m.group(1), str(CHAPTER), "exec"), ns)
-        pos = m.end()
-    out.append(text[pos:])
-    body = "".join(out)
-
-    def value(m):
-        cls, attr = m.group(1).split(".")
-        return str(getattr(ns[cls], attr))
-    return re.sub(r"`\{python\} (\w+\.\w+)`", value, body)
+    return execute_chapter(root / chapter.relative_to(ROOT), root, tmp / "fig", md_dir=tmp, profile=profile).markdown
 
 
 @pytest.fixture(scope="module")
-def text(tmp_path_factory) -> str:
-    tmp = tmp_path_factory.mktemp("lec19")
-    try:
-        import bookbuild.execute  # noqa: F401
-    except ImportError:
-        md = _execute_by_hand()
-    else:
-        md = _execute_with_bookbuild(tmp)
+def text(tmp_path_factory, book_sources) -> str:
+    md = _execute(book_sources, CHAPTER, tmp_path_factory.mktemp("lec19"))
     assert "{python}" not in md, "an inline expression was left unresolved"
     # an interactive figure carries its plotted arrays as JSON (floats such as 0.7812..., not printed text)
     md = re.sub(r'<script type="application/json" class="mlsysim-plot-json">.*?</script>', "", md, flags=re.S)
@@ -231,10 +201,8 @@ def test_every_seed_correction_is_told_in_the_corrections_note(text, pair):
 # prints digits ("twenty-two times" -> "22 倍"), and billions of parameters are written in 亿 (6.74e9 = 67.4 亿).
 
 @pytest.fixture(scope="module")
-def text_zh(tmp_path_factory) -> str:
-    from bookbuild.execute import execute_chapter
-    tmp = tmp_path_factory.mktemp("lec19zh")
-    md = execute_chapter(CHAPTER_ZH, ROOT, tmp / "fig", md_dir=tmp, profile="zh").markdown
+def text_zh(tmp_path_factory, book_sources) -> str:
+    md = _execute(book_sources, CHAPTER_ZH, tmp_path_factory.mktemp("lec19zh"), "zh")
     assert "{python}" not in md, "an inline expression was left unresolved"
     # as in English: the interactive figures' plotted arrays are data, not printed text
     md = re.sub(r'<script type="application/json" class="mlsysim-plot-json">.*?</script>', "", md, flags=re.S)

@@ -19,9 +19,9 @@ PANDOC = Pandoc()
 COURSE_LECTURE = "19"
 
 
-def real_index(tmp_path, profile):
-    """The real book's index for ``profile``, numbered over its executed chapters (figures into tmp_path)."""
-    root = Path(__file__).resolve().parents[2]
+def real_index(root, tmp_path, profile):
+    """The real book's index for ``profile`` (``root``: a copy of its sources, conftest.book_sources),
+    numbered over its executed chapters (figures into tmp_path)."""
     book = load_book(root, profile)
     chapters, offsets = [], {}
     for c in book.chapters:
@@ -61,7 +61,7 @@ def test_appendix_numbering_like_quarto(tmp_path):
     assert word(zbook, zidx.targets["sec-appx-queue"]) == "节 A.1"
 
 
-def test_the_lecture_is_numbered_as_the_course_numbers_it(tmp_path):
+def test_the_lecture_is_numbered_as_the_course_numbers_it(tmp_path, book_sources):
     expected = {
         # the chapter and its numbered sections, in the order the lecture gives them
         "sec-lec19": ("chapter", "19"),
@@ -76,7 +76,7 @@ def test_the_lecture_is_numbered_as_the_course_numbers_it(tmp_path):
         "sec-vol3-appendix-inference": ("chapter", "A"),
     }
     for profile, word_sec, word_apx in (("en", "Section 19.3", "Appendix A"), ("zh", "第 19.3 节", "附录 A")):
-        book, idx = real_index(tmp_path, profile)
+        book, idx = real_index(book_sources, tmp_path, profile)
         got = {k: (idx.targets[k].kind, idx.targets[k].number) for k in expected}
         assert got == expected, profile
         lecture = next(c for c in idx.chapters if c.label == "sec-lec19")

@@ -12,13 +12,13 @@ PAIRS = chapter_pairs()
 
 
 @pytest.fixture(scope="session")
-def executed_pairs(tmp_path_factory):
+def executed_pairs(tmp_path_factory, book_sources):
     from bookbuild.execute import execute_chapter
     out = tmp_path_factory.mktemp("pairs")
     done = {}
     for i, (en, zh) in enumerate(PAIRS):
         done[en] = tuple(
-            execute_chapter(ROOT / path, ROOT, out / f"{i}{lang}" / "figures", md_dir=out / f"{i}{lang}", profile=lang)
+            execute_chapter(book_sources / path, book_sources, out / f"{i}{lang}" / "figures", md_dir=out / f"{i}{lang}", profile=lang)
             for path, lang in ((en, "en"), (zh, "zh")))
     return done
 
