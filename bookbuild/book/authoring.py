@@ -10,6 +10,8 @@ at once (notes/CHAPTERS.md lists the rules for an author):
   glossary's ``[values]`` name the ones it quotes in a form of its own);
 - ``numbering``: chapter numbers never go backwards (a chapter after Lecture 19 declares
   ``number-offset: [19]``, else it would be numbered by its position);
+- ``reference-words``: no word of a cross-reference written beside it (``Section @sec-x``, ``第 @sec-x 节``):
+  the reference prints its own word, so the reader would read it twice ("第第 19.3 节节", "第章节 20 节");
 - ``names``: every value a page quotes has a name in the page's language for its hover (the ``names.toml``
   beside the cell that computes it, or the declared title of the physics function whose result it is);
 - ``registry``: the registry's conventions the README states: a memory capacity is a whole number of GiB,
@@ -24,8 +26,13 @@ import re
 import tomllib
 from pathlib import Path
 
-from ..checks import CheckContext
+from types import SimpleNamespace
+
+from .. import pandoc_ast as A
+from ..checks import CheckContext, _where
 from ..errors import BuildError, LintError
+from ..numbering import XREF_RE
+from ..render.filters.citations import ref_text
 from .translation import FRONT_KEY, load_localized
 
 KERNEL = "mlsysim-book"
@@ -192,6 +199,80 @@ def numbering(ctx: CheckContext) -> list[BuildError]:
                                              f"the '{book.profile}' book: numbers go backwards; declare "
                                              f"number-offset: [{prev.number}] in its front matter"))
             prev = ch
+    return errors
+
+
+# ---------------------------------------------------------------- a reference's own word
+
+_QUIET = ("Space", "SoftBreak", "LineBreak")
+
+
+def _beside(node) -> "list[tuple[str, str, str, str]]":
+    """Every cross-reference of an AST with the text just before and just after it in its run of inlines
+    (spaces skipped): (label as written, citation mode, before, after)."""
+    out = []
+    if isinstance(node, dict):
+        node = node.get("c", node.get("blocks"))
+    if not isinstance(node, list):
+        return out
+    if any(isinstance(x, dict) and x.get("t") == "Cite" for x in node):
+        for i, el in enumerate(node):
+            if not (isinstance(el, dict) and el.get("t") == "Cite"):
+                continue
+            prev = next((A.stringify(x) for x in reversed(node[:i]) if x.get("t") not in _QUIET), "")
+            nxt = next((A.stringify(x) for x in node[i + 1:] if x.get("t") not in _QUIET), "")
+            refs = [c for c in el["c"][0] if XREF_RE.match(c["citationId"])]
+            if len(refs) == 1:
+                out.append((refs[0]["citationId"], refs[0]["citationMode"]["t"], prev, nxt))
+    for x in node:
+        out += _beside(x)
+    return out
+
+
+def _words(crossref: dict[str, str]) -> tuple[set[str], set[str]]:
+    """The words a book's references print (each kind's word, and the parts of its word order around the
+    number): those a reader would read twice before a reference, and after it."""
+    before, after = set(), set()
+    for key, word in crossref.items():
+        if key.startswith("form:"):
+            head, _, tail = word.partition("{}")
+            before |= {w for w in head.split() if w}
+            after |= {w for w in tail.split() if w}
+        elif key in ("sec", "chapter", "appendix", "fig", "tbl", "eq") and word:
+            before.add(word)
+    return before, after
+
+
+def reference_words(ctx: CheckContext) -> list[BuildError]:
+    """No cross-reference with its own word written beside it: ``Section @sec-x`` reads "Section Section 3.1",
+    ``第 @sec-x 节`` reads "第第 19.3 节节" or, for a chapter, "第章节 20 节". ``-@sec-x`` prints the number alone."""
+    errors, seen = [], set()
+    for book in ctx.books:
+        index = ctx.index.get(book.profile)
+        if index is None:
+            continue
+        before, after = _words(book.crossref)
+        words = SimpleNamespace(prefixes=book.crossref)
+        for ec in ctx.executed.get(book.profile, []):
+            for written, mode, prev, nxt in _beside(ctx.ast(book.profile, ec.source.as_posix())):
+                t = index.targets.get(written[0].lower() + written[1:])
+                if t is None or t.number is None or mode == "SuppressAuthor":
+                    continue
+                word = next((w for w in sorted(before, key=len, reverse=True)
+                             if prev.lower().endswith(w.lower())
+                             and not (w.isascii() and prev[:-len(w)][-1:].isalpha())), None) \
+                    or next((w for w in sorted(after, key=len, reverse=True)
+                             if nxt.startswith(w) and not _CJK.match(nxt[len(w):len(w) + 1])), None)
+                if word is None:
+                    continue
+                file, line = _where(ec, "@" + written)
+                if (file, line, written) in seen:
+                    continue
+                seen.add((file, line, written))
+                printed = ref_text(words, written, t, mode).replace("\u00a0", " ")
+                errors.append(AuthoringError(file, line, f"'{word}' beside @{written}: the reference prints its own "
+                                                         f"words ('{printed}'), so the reader would read '{word}' twice; "
+                                                         f"write @{written} alone (-@{written} gives the number only)"))
     return errors
 
 

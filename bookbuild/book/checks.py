@@ -7,7 +7,7 @@
 - ``typography``: the glossary's terms and the typography rules in every Chinese string a reader sees
   (:mod:`.typography`): the chapters' and their cells' (``typography``), the library's and the hover
   names' (``typography-library``);
-- ``pairs``, ``kernel``, ``parity``, ``numbering``, ``names``, ``registry``: what the tests, Quarto or the registry's
+- ``pairs``, ``kernel``, ``parity``, ``numbering``, ``reference-words``, ``names``, ``registry``: what the tests, Quarto or the registry's
   conventions would refuse later (:mod:`.authoring`).
 """
 from __future__ import annotations
@@ -159,5 +159,5 @@ BOOK_CHECKS = [Check("lint", lint), Check("unused", unused), Check("translations
                Check("typography", typography, typography_chapters),
                Check("typography-library", typography_library, no_chapters),
                Check("pairs", authoring.pairs), Check("kernel", authoring.kernel), Check("parity", authoring.parity),
-               Check("numbering", authoring.numbering),
+               Check("numbering", authoring.numbering), Check("reference-words", authoring.reference_words),
                Check("names", authoring.names), Check("registry", authoring.registry)]

@@ -168,3 +168,44 @@ def test_every_failing_guard_of_a_chapter_is_reported_in_one_run(tmp_path):
         raise AssertionError("the chapter's failing guards were not reported")
     assert got == ["c.qmd:9: [calc-a] guard failed: x exceeds two", "c.qmd:11: [calc-a] guard failed: x exceeds three",
                    "c.qmd:17: [calc-b] guard failed: x exceeds four"]
+
+
+def _reference_context(tmp_path, en_md: str, zh_md: str):
+    """Two one-chapter books whose prose is ``en_md`` / ``zh_md``, with a section 19.3, a chapter 20 and a
+    figure 19.1 to refer to, the words Quarto's defaults give and the Chinese book's word order (_quarto-zh.yml)."""
+    from bookbuild.execute.runner import ExecutedChapter
+    from bookbuild.numbering import Index, Target
+    from bookbuild.pandoc import Pandoc
+    targets = {"sec-fates": Target("sec-fates", "sec", "19.3", "c.qmd"),
+               "sec-card": Target("sec-card", "chapter", "20", "d.qmd"),
+               "fig-map": Target("fig-map", "fig", "19.1", "c.qmd")}
+    en = {"sec": "Section", "chapter": "Chapter", "appendix": "Appendix", "fig": "Figure", "tbl": "Table",
+          "eq": "Equation"}
+    zh = {"sec": "节", "chapter": "章节", "appendix": "附录", "fig": "图", "tbl": "表", "eq": "式",
+          "form:节": "第 {} 节"}
+    books = [NS(profile="en", lang="en", crossref=en), NS(profile="zh", lang="zh", crossref=zh)]
+    pandoc, asts, executed = Pandoc(), {}, {}
+    for book, path, md in (("en", "c.qmd", en_md), ("zh", "c.zh.qmd", zh_md)):
+        asts[book, path] = pandoc.md_to_ast(md)
+        executed[book] = [ExecutedChapter(source=Path(path), markdown=md, front_matter={}, title="", line_map=[],
+                                          inline=[], figures=[], files=[path], cells=[])]
+    index = Index(chapters=[], targets=targets)
+    return NS(root=tmp_path, books=books, all_books=books, documents={}, executed=executed,
+              index={"en": index, "zh": index}, ast=lambda profile, src: asts[profile, src])
+
+
+def test_a_reference_with_its_own_word_beside_it(tmp_path):
+    """The reference prints its word (Quarto's "Section 19.3", the Chinese book's "第 19.3 节", "章节 20"):
+    the word written beside it too reads twice. Expected lines typed here from those printed forms."""
+    en = "Intro.\n\nAs Section @sec-fates shows, and see figure @fig-map.\n\nFine: @sec-fates, -@sec-fates.\n"
+    zh = "引言。\n\n见第 @sec-fates 节，与第 @sec-card 节。\n\n可以：@sec-fates 节省内存，@fig-map。\n"
+    errs = [e.format() for e in authoring.reference_words(_reference_context(tmp_path, en, zh))]
+    assert errs == [
+        "c.qmd:3: 'Section' beside @sec-fates: the reference prints its own words ('Section 19.3'), so the "
+        "reader would read 'Section' twice; write @sec-fates alone (-@sec-fates gives the number only)",
+        "c.qmd:3: 'Figure' beside @fig-map: the reference prints its own words ('Figure 19.1'), so the reader "
+        "would read 'Figure' twice; write @fig-map alone (-@fig-map gives the number only)",
+        "c.zh.qmd:3: '第' beside @sec-fates: the reference prints its own words ('第 19.3 节'), so the reader "
+        "would read '第' twice; write @sec-fates alone (-@sec-fates gives the number only)",
+        "c.zh.qmd:3: '第' beside @sec-card: the reference prints its own words ('章节 20'), so the reader "
+        "would read '第' twice; write @sec-card alone (-@sec-card gives the number only)"]
