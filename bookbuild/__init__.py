@@ -32,7 +32,7 @@ __all__ = ["BuildError", "BuildFailed", "Book", "ChapterRef", "load_book", "prof
 def check_book(root, profile_names, settings=None):
     """Execute and verify ``profile_names`` (the library form of ``check``); returns the build."""
     from . import passes
-    from .book.hooks import DATA_ENV
+    from .book.layer import BOOK
     from .settings import Settings
-    s = settings or Settings.make(root, data_env=DATA_ENV, quiet=True)
+    s = settings or Settings.make(root, layer=BOOK, quiet=True)
     return passes.run(s, list(profile_names), passes.COMMANDS["check"])

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import procs
-from .book.hooks import DATA_ENV
+from .book.layer import BOOK
 from .errors import BuildError, BuildFailed
 from .project import profiles as list_profiles
 from .settings import (Settings, debug_requested, project_root)
@@ -19,7 +19,7 @@ from .settings import (Settings, debug_requested, project_root)
 
 def settings_of(args) -> Settings:
     root = project_root(args.root)
-    return Settings.make(root, data_env=DATA_ENV, cache=False if args.no_cache else None, cell_timeout=args.cell_timeout,
+    return Settings.make(root, layer=BOOK, cache=False if args.no_cache else None, cell_timeout=args.cell_timeout,
                          memory_limit=args.memory_limit, jobs=args.jobs, formats=args.formats,
                          output_dir=args.output_dir.resolve() if getattr(args, "output_dir", None) else None,
                          cache_dir=getattr(args, "cache_dir", None),
@@ -72,7 +72,7 @@ def run_build(args, command: str) -> int:
         return 0
     from . import passes
     from .passes.parse import code_trees
-    trees = [str(t) for t in code_trees(s.root)]
+    trees = [str(t) for t in code_trees(s)]
     before = unchanged.inputs_digest(s, trees) if s.cache_folder is not None else None
     b = passes.run(s, names, passes.COMMANDS[command])
     for note in b.report.notes:

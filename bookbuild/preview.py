@@ -108,9 +108,11 @@ class State:
 
 def watched_files(root: Path, names: list[str]) -> list[Path]:
     """Every file whose change can change the book (the same inputs the cache keys cover)."""
+    from .commands import BOOK
+    from .settings import Settings
     root = Path(root)
     out: set[Path] = set(root.glob("_quarto*.yml"))
-    for tree in code_trees(root):
+    for tree in code_trees(Settings(root=root, layer=BOOK)):
         out.update(p for p in tree.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     for name in names:
         try:
@@ -459,10 +461,10 @@ class Patching:
         if tree_digest(ENGINE) != self.engine:
             return
         try:
-            from .commands import DATA_ENV
+            from .commands import BOOK
             from .prose_patch import Patcher
             from .settings import Settings
-            self.patcher = Patcher(Settings.make(self.root, data_env=DATA_ENV), self.profile)
+            self.patcher = Patcher(Settings.make(self.root, layer=BOOK), self.profile)
         except Exception:  # noqa: BLE001 - no patches then: every edit is built, as before
             self.patcher = None
 

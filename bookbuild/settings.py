@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
+from .layer import PLAIN, Layer
+
 #: the environment variables a user may set, and what each does
 ENVIRONMENT = {
     "BOOKBUILD_CACHE": "off: build without the content cache, as --no-cache does",
@@ -22,8 +24,8 @@ ENVIRONMENT = {
     "BOOK_CJK_FONT_DIR": "the folder holding NotoSerifCJK-Regular.ttc and NotoSansCJK-Regular.ttc "
                          "(default: Debian's fonts-noto-cjk folders)",
 }
-#: variables that name a data folder a layer above reads (given by it: ``bookbuild.book.hooks.DATA_ENV``);
-#: the cache keys cover the folder each names
+#: the variables that name a data folder a layer above reads are the layer's (``Layer.data_env``); the cache
+#: keys cover the folder each names
 
 #: generous: the book's slowest cell takes about a second
 DEFAULT_CELL_TIMEOUT = 120.0
@@ -235,19 +237,20 @@ class Settings:
     debug: bool = False                 # BOOKBUILD_DEBUG
     pandoc: str | None = None           # PANDOC
     cjk_font_dir: str | None = None     # BOOK_CJK_FONT_DIR
-    data_dirs: tuple[str, ...] = ()     # the folders the data variables name (see make's data_env)
+    data_dirs: tuple[str, ...] = ()     # the folders the data variables name (the layer's data_env)
     stale_translations: str = "error"   # "warn": a stale translation is a note, not a failure (the preview)
     defer_layer: bool = False           # the preview's first build: the layer's slow part left for the next build
+    layer: Layer = PLAIN                # what a layer above the engine adds (bookbuild.layer; PLAIN: a plain Quarto book)
 
     @classmethod
-    def make(cls, root: Path | str, env: Mapping[str, str] | None = None, data_env: tuple[str, ...] = (),
+    def make(cls, root: Path | str, env: Mapping[str, str] | None = None, layer: Layer = PLAIN,
              **given) -> "Settings":
-        """Settings for a build of ``root``: the arguments given, the user's environment, the defaults.
-        ``data_env``: the variables that name data folders the chapters read (the cache keys cover them)."""
+        """Settings for a build of ``root`` with ``layer``: the arguments given, the user's environment, the
+        defaults. The data folders are those the layer's variables (``layer.data_env``) name."""
         env = os.environ if env is None else env
         s = cls(root=Path(root).resolve(), debug=debug_requested(env),
                 pandoc=env.get("PANDOC") or None, cjk_font_dir=env.get("BOOK_CJK_FONT_DIR") or None,
-                data_dirs=tuple(env[k] for k in data_env if env.get(k)),
+                data_dirs=tuple(env[k] for k in layer.data_env if env.get(k)), layer=layer,
                 cache=env.get("BOOKBUILD_CACHE", "").lower() not in ("off", "0", "no"))
         s = replace(s, **{k: v for k, v in given.items() if v is not None})
         s.validate()

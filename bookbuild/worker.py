@@ -29,11 +29,11 @@ from pathlib import Path
 
 from . import procs
 from .cli import dispatch
-from .commands import DATA_ENV, Settings, guarded
+from .commands import BOOK, Settings, guarded
 
 
 def _settings(root: Path):
-    return Settings.make(root, data_env=DATA_ENV)   # the command line's settings: the same data folders
+    return Settings.make(root, layer=BOOK)   # the command line's settings: the same layer and data folders
 
 
 def _build(argv: list[str], folder: Path) -> int:

@@ -39,8 +39,6 @@ LIBRARIES = ("mlsysim",)
 #: prints inlines that file's text): the only inline scripts a page runs besides the engine's own (the
 #: page's policy hashes them; any other is refused). Read from the file, the library is not imported.
 LIBRARY_SCRIPTS = (("mlsysim", "assets/explorer.js"),)
-#: the user's variables that point the library at another data folder (the cache keys cover it)
-DATA_ENV = ("MLSYSIM_DATA_DIR",)
 ATTR_EXPR = re.compile(r"^[A-Za-z_]\w*\.[A-Za-z_]\w*$")
 
 

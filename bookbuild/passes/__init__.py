@@ -5,10 +5,16 @@
 parse      load the profiles; parse every chapter of every profile once (:mod:`.parse`)
 execute    run each chapter of the books being built in its own process, cached (:mod:`.execute`)
 number     the chapters' ASTs and the book's one cross-reference index (:mod:`.number`)
-verify     the engine's checks and the book's rules, one list, cached (:mod:`.verify`)
-book       the book's own layer: variants, page data and scripts (:mod:`.book`)
+verify     the engine's checks and the layer's rules, one list, cached (:mod:`.verify`)
+book       the layer's own pass (``Layer.run``; the book's: variants, page data and scripts,
+           :mod:`bookbuild.book.build`); a plain Quarto book has none
 render     HTML and PDF, staged and swapped in whole (:mod:`.render`)
 =========  =====================================================================================
+
+The layer (:class:`bookbuild.layer.Layer`) comes with the settings (``Settings.layer``): the passes reach the
+book's own code only through it, so the engine builds a plain Quarto book with the default layer. Each pass
+declares what of the :class:`~.state.Build` it reads and writes (:attr:`Pass.reads`, :attr:`Pass.writes`;
+``tests/book/test_plain_book.py`` holds every pass to its declaration).
 
 Every command runs a prefix or a subset of :data:`PASSES` (:data:`COMMANDS`): ``check`` stops before
 ``render``; ``render`` and ``preview`` run them all; ``diff`` runs ``parse`` and ``execute`` with
@@ -21,10 +27,9 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from ..book.hooks import warm_up as _layer_warm_up
 from ..lock import build_lock
 from ..settings import Settings
-from . import book, execute, number, parse, render, verify
+from . import execute, number, parse, render, verify
 from .parse import environment
 from .state import Build, Report
 
@@ -33,10 +38,30 @@ from .state import Build, Report
 class Pass:
     name: str
     run: Callable[[Build], None]
+    reads: frozenset[str]    # the Build's fields the pass reads (settings and names are every pass's)
+    writes: frozenset[str]   # the fields it sets or fills
 
 
-PASSES = [Pass("parse", parse.run), Pass("execute", execute.run), Pass("number", number.run),
-          Pass("verify", verify.run), Pass("book", book.run), Pass("render", render.run)]
+def _layer(build: Build) -> None:
+    build.settings.layer.run(build)
+
+
+def _fields(names: str) -> frozenset[str]:
+    return frozenset(names.split())
+
+
+PASSES = [
+    Pass("parse", parse.run, _fields("books all_books documents parse_errors store"),
+         _fields("store pandoc books all_books documents parse_errors environment")),
+    Pass("execute", execute.run, _fields("facts books documents parse_errors store environment inputs report"),
+         _fields("executed failures inputs guard_failures report")),
+    Pass("number", number.run, _fields("facts books executed pandoc store environment"), _fields("asts index")),
+    Pass("verify", verify.run, _fields("books all_books documents executed asts index pandoc store environment "
+                                       "guard_failures report"), _fields("bibliographies report")),
+    Pass("book", _layer, _fields("facts books documents executed inputs store environment report"),
+         _fields("additions report")),
+    Pass("render", render.run, _fields("facts books pandoc environment report"), _fields("report")),
+]
 NAMES = [p.name for p in PASSES]
 COMMANDS = {"check": NAMES[: NAMES.index("book") + 1], "render": NAMES, "facts": ["parse", "execute"]}
 
@@ -65,8 +90,7 @@ def warm_up(settings: Settings) -> None:
     """Import what any build imports (the renderers, the book's layer, what the chapters import), for a
     process that forks many builds (:mod:`bookbuild.worker`)."""
     from ..render import profile  # noqa: F401 - pandoc and typst: imported by render when needed
-    from ..book import diff  # noqa: F401
-    _layer_warm_up(settings.root, settings.cache_folder)
+    settings.layer.warm_up(settings.root, settings.cache_folder)
 
 
 __all__ = ["Build", "COMMANDS", "NAMES", "PASSES", "Pass", "Report", "environment", "run", "warm_up"]

@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import json
 import shutil
-from functools import partial
 from pathlib import Path
 
 from .. import pool
-from ..book.hooks import BookHooks, preload
 from ..cache import file_digest, sha256_bytes
 from ..errors import BuildError, BuildFailed, CellError, GuardFailure
 from ..cache import FONT_FOLDERS
@@ -142,16 +140,15 @@ def _options(build: Build, book: Book, doc: Document, out: Path) -> RunOptions:
 
 
 def _hooks(build: Build, facts: bool = False):
-    """The book's hooks for one chapter run (made in the process that runs it); ``facts`` (``diff``'s run):
-    guards kept instead of raised, figures described without drawing their static SVG."""
-    return partial(BookHooks, build.root, cache_folder=build.settings.cache_folder, raise_guards=not facts,
-                   draw_figures=not facts, defer_guards=not facts)
+    """The layer's hooks for one chapter run (a factory, called in the process that runs it); ``facts``
+    (``diff``'s run): guards kept instead of raised, figures described without drawing their static SVG."""
+    return build.settings.layer.hooks(build.root, build.settings.cache_folder, facts=facts)
 
 
 def _job(build: Build, book: Book, doc: Document, out: Path, facts: bool = False) -> pool.Job:
     s = build.settings
     skip = [s.root / "_build", s.root / "_book", s.root / ".venv", *[Path(p) for p in _library_skips(build)]]
-    covered = [*code_trees(build.root), *s.data_dirs, *FONT_FOLDERS]   # the environment digest's
+    covered = [*code_trees(s), *s.data_dirs, *FONT_FOLDERS]   # the environment digest's
     return pool.Job(f"{book.profile}:{doc.path}", chapter_job,
                     (doc, _options(build, book, doc, out), _hooks(build, facts), skip, covered),
                     silence=s.cell_timeout + GRACE, weight=expected_work(doc))
@@ -167,7 +164,7 @@ def expected_work(doc: Document) -> int:
 
 
 def _library_skips(build: Build) -> list[Path]:
-    return code_trees(build.root)[1:]   # covered whole by the environment digest
+    return code_trees(build.settings)[1:]   # covered whole by the environment digest
 
 
 def failure(result, job: pool.Job, root: Path, timeout: float) -> BuildError:
@@ -269,7 +266,7 @@ def run(build: Build) -> None:
     results, keys, errors = {}, {}, []
     jobs = _plan(build, results, keys, errors)
     if jobs:
-        preload(build.root, build.settings.cache_folder)
+        build.settings.layer.preload(build.root, build.settings.cache_folder)
         _run_jobs(build, jobs, keys, results, errors)
     # a chapter that ran to its end with failing guards: said with the checks' problems (passes/verify.py), so
     # that one run names every guard, reference and citation; with another chapter's failure, said now

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..book.hooks import library_dirs
-from ..cache import Store, environment_digest
+from ..cache import Store, environment_digest, sha256_bytes
 from ..errors import BuildError
 from ..project import load_book, profiles
 from ..pandoc import Pandoc
@@ -15,14 +14,17 @@ from .state import Build
 ENGINE = Path(__file__).resolve().parents[1]
 
 
-def code_trees(root: Path) -> list[Path]:
-    """The code every result depends on, whole: bookbuild itself and the libraries the chapters import."""
-    return [ENGINE, *library_dirs(root)]
+def code_trees(settings: Settings) -> list[Path]:
+    """The code every result depends on, whole: bookbuild itself and the libraries the chapters import
+    (the layer's, :meth:`bookbuild.layer.Layer.library_dirs`)."""
+    return [ENGINE, *settings.layer.library_dirs(settings.root)]
 
 
 def environment(settings: Settings) -> str:
-    """The digest every cache key starts from: the code trees, the data folders, the installed distributions."""
-    return environment_digest(code_trees(settings.root), [Path(d) for d in settings.data_dirs])
+    """The digest every cache key starts from: the layer, the code trees, the data folders, the installed
+    distributions."""
+    digest = environment_digest(code_trees(settings), [Path(d) for d in settings.data_dirs])
+    return sha256_bytes(b"layer", settings.layer.name.encode(), digest.encode())
 
 
 def run(build: Build) -> None:

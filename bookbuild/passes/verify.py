@@ -1,5 +1,5 @@
-"""verify: the engine's checks (:data:`bookbuild.checks.CHECKS`) and the book's rules
-(:data:`bookbuild.book.checks.BOOK_CHECKS`), one list; a verification that passed is not repeated while
+"""verify: the engine's checks (:data:`bookbuild.checks.CHECKS`) and the layer's rules
+(:meth:`bookbuild.layer.Layer.checks`; the book's: :data:`bookbuild.book.checks.BOOK_CHECKS`), one list; a verification that passed is not repeated while
 nothing it read has changed (its key: the executed chapters, every chapter of every profile, the
 project files; the files the checks opened are recorded and checked on reuse). A check that declares the
 chapters it reads (:attr:`~bookbuild.checks.Check.chapters`) is also kept on its own, under those
@@ -7,15 +7,16 @@ chapters' documents: an English edit does not check the Chinese books' typograph
 from __future__ import annotations
 
 from .. import bibliography
-from ..book.checks import BOOK_CHECKS
 from ..cache import file_digest, sha256_bytes
 from ..checks import CHECKS, CheckContext
 from ..errors import BuildError, BuildFailed
 from ..execute.audit import reading
 from .state import Build
 
-#: the checks the build runs, in order
-ALL_CHECKS = CHECKS + BOOK_CHECKS
+
+def all_checks(build: Build) -> list:
+    """The checks the build runs, in order: the engine's, then its layer's."""
+    return CHECKS + build.settings.layer.checks()
 
 
 def verify_key(build: Build) -> str:
@@ -76,7 +77,7 @@ def run(build: Build) -> None:
     errors: list[BuildError] = []
     with reading(build.root, _skip(build)) as reads:
         ctx = context(build)
-        for check in ALL_CHECKS:
+        for check in all_checks(build):
             errors += _checked(build, ctx, check, reads)
     if build.settings.stale_translations == "warn":   # the preview: the author is editing the English
         build.report.notes += [f"warning: {e.format()}" for e in errors if e.kind == "stale"]

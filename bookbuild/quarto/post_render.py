@@ -38,7 +38,7 @@ import sys
 from pathlib import Path, PurePosixPath
 
 from .. import passes
-from ..book.hooks import DATA_ENV
+from ..book.layer import BOOK
 from ..book.reader import PLOT_MARK, VALUE_MARK
 from ..errors import BuildError, BuildFailed, decode_utf8
 from ..project import load_book, profiles
@@ -426,7 +426,7 @@ def run(root: Path, active_profile: str, output_dir: str, output_files: str | No
     rendered = rendered_pages(root, out_dir, output_files)
     if rendered is not None and not rendered:
         return []   # no HTML this time (typst, epub): nothing of the layer to add
-    settings = Settings.make(root, data_env=DATA_ENV, quiet=True)
+    settings = Settings.make(root, layer=BOOK, quiet=True)
     b = passes.run(settings, [profile], passes.COMMANDS["check"])
     numbers = {quarto_page(c.source): c.number for c in b.index[profile].chapters if c.number is not None}
     forms = {k[len("form:"):]: v for k, v in book.crossref.items() if k.startswith("form:")}

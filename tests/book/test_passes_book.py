@@ -5,7 +5,7 @@ import json
 
 
 from bookbuild import passes
-from bookbuild.book.hooks import DATA_ENV
+from bookbuild.book.layer import BOOK
 from bookbuild.settings import Settings
 
 from conftest import book_copy
@@ -13,11 +13,11 @@ from conftest import book_copy
 
 def test_a_prefix_runs_only_its_passes(tmp_path):
     root = book_copy(tmp_path)
-    b = passes.run(Settings.make(root, data_env=DATA_ENV, quiet=True), ["en"], ["parse", "execute"])
+    b = passes.run(Settings.make(root, layer=BOOK, quiet=True), ["en"], ["parse", "execute"])
     assert sorted(b.documents) == ["appendix/ref.qmd", "appendix/ref.zh.qmd", "index.qmd", "index.zh.qmd"]
     assert [ec.source.as_posix() for ec in b.executed["en"]] == ["index.qmd", "appendix/ref.qmd"]
     assert not b.index and not (root / "_build" / "executed" / "en" / "book.json").exists()
-    b = passes.run(Settings.make(root, data_env=DATA_ENV, quiet=True), ["en"], passes.COMMANDS["check"])
+    b = passes.run(Settings.make(root, layer=BOOK, quiet=True), ["en"], passes.COMMANDS["check"])
     assert b.report.cached == ["en:index.qmd", "en:appendix/ref.qmd"]   # the first run's chapters, by content
     manifest = json.loads((root / "_build" / "executed" / "en" / "book.json").read_text(encoding="utf-8"))
     assert manifest["index"]["targets"]["sec-appx-ref"]["number"] == "A"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bookbuild import passes
-from bookbuild.book.hooks import DATA_ENV
+from bookbuild.book.layer import BOOK
 from bookbuild.settings import Settings
 
 
@@ -27,5 +27,5 @@ def test_settings_refuse_values_out_of_range(tmp_path):
         with pytest.raises(ValueError):
             Settings.make(tmp_path, **bad)
     s = Settings.make(tmp_path, env={"BOOKBUILD_CACHE": "off", "PANDOC": "/x/pandoc", "MLSYSIM_DATA_DIR": "/d"},
-                      data_env=DATA_ENV)
+                      layer=BOOK)
     assert not s.cache and s.cache_folder is None and s.pandoc == "/x/pandoc" and s.data_dirs == ("/d",)

@@ -1,4 +1,4 @@
-"""book: the book's own layer over the executed books: every registry choice of the chapters that ask
+"""The book's layer's pass (``layer``, :meth:`.layer.BookLayer.run`) over the executed books: every registry choice of the chapters that ask
 for it (:mod:`bookbuild.book.variants`, in the pool, cached by the cells' content and shared by the
 languages), then each page's data and scripts (:mod:`bookbuild.book.reader`), written beside the
 executed book (``book-layer.json``) for the renderer.
@@ -13,13 +13,13 @@ import json
 from pathlib import Path
 
 from .. import pool
-from ..book import live as L, reader, variants as V
-from ..book.hooks import library_dirs, preload
+from . import live as L, reader, variants as V
+from .hooks import library_dirs, preload
 from ..cache import sha256_bytes
 from ..errors import BuildFailed
 from ..execute import RunOptions
-from .execute import GRACE, failure
-from .state import Build
+from ..passes.execute import GRACE, failure
+from ..passes.state import Build
 
 
 def library_dir(build: Build) -> Path:
