@@ -24,6 +24,29 @@ from typing import Any, Callable, Iterable
 CACHE_FORMAT = "3"   # 3: the seal covers the entry's kind and key
 MAGIC = b"bookbuild-cache"
 
+#: every kind of entry the build keeps, and what one holds (a kind not listed here is refused: a new step
+#: declares its kind here). Each key starts from the environment digest unless said.
+KINDS = {
+    "pandoc": "one pandoc run's output, by its input, options and pandoc's version",
+    "pandoc-piece": "a chapter's piece (a block or a run of blocks) read into pandoc's AST",
+    "pandoc-html-piece": "a block written as HTML by pandoc",
+    "exec": "an executed chapter and its figures, with the files, folders and variables its code read",
+    "exec-index": "the data and file digests of an exec entry (Store.put_tree)",
+    "cells": "the last run of a chapter's cells (a prose edit replays it)",
+    "index": "a book's cross-reference index over its executed chapters",
+    "verify": "a verification that passed, with the files the checks read",
+    "check": "one check that passed over the chapters it declares, with the files it read",
+    "check-memo": "a check's work over one document (a pass, or what it read of the cells), the work's name in its key",
+    "variants": "every reader's choice of a chapter, computed",
+    "compact": "a page's data for the reader's choices, compacted from the variants",
+    "fragment": "a chapter's HTML body",
+    "outline": "a page's contents and search records",
+    "pdf": "a typeset PDF, by its typst source, fonts and typst's version",
+    "font": "a font subset for the EPUB",
+    "unchanged": "the record of a build that changed nothing (its inputs and what it printed)",
+    "library": "what a chapter's library keeps through the build (its drawings and data), by the library's own key",
+}
+
 
 def sha256_bytes(*parts: bytes) -> str:
     h = hashlib.sha256()
@@ -150,8 +173,29 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def digests(root: Path, rels: Iterable[str]) -> dict[str, str]:
+    """The digest of each file (relative to ``root``), in a stable order."""
+    return {r: file_digest(Path(root) / r) for r in sorted(set(rels))}
+
+
+def unchanged(root: Path, recorded: dict[str, str]) -> bool:
+    """Every recorded file (relative to ``root``) has the digest recorded: the one test of "valid while the
+    files it read are unchanged", for every step that keeps what it read."""
+    return all(file_digest(Path(root) / r) == d for r, d in recorded.items())
+
+
+class Watch:
+    """The project files a step reads: recorded while it runs (``record()``: a context manager that yields the
+    set of paths read relative to ``root``, :func:`bookbuild.execute.audit.reading`), checked by digest on
+    reuse. ``read`` collects what the steps it watched read (recorded or recalled)."""
+
+    def __init__(self, root: Path, record: Callable[[], Any]):
+        self.root, self.record, self.read = Path(root), record, set()
+
+
 class Store:
-    """Entries in ``<folder>/<kind>/<key[:2]>/<key>``; nothing at all when ``folder`` is None (--no-cache)."""
+    """Entries in ``<folder>/<kind>/<key[:2]>/<key>``; nothing at all when ``folder`` is None (--no-cache).
+    Every kind is one of :data:`KINDS`."""
 
     def __init__(self, folder: Path | None):
         self.folder = Path(folder) if folder else None
@@ -165,6 +209,8 @@ class Store:
 
     def entry(self, kind: str, key: str) -> Path:
         assert self.folder is not None
+        if kind not in KINDS:
+            raise ValueError(f"cache kind {kind!r} is not declared in bookbuild.cache.KINDS")
         return self.folder / kind / key[:2] / key
 
     def _discard(self, path: Path, why: str) -> None:
@@ -215,17 +261,33 @@ class Store:
         """Store ``value`` as JSON, keeping the order of its mappings (an order can carry meaning)."""
         self.put_blob(kind, key, json.dumps(value, ensure_ascii=False, default=str).encode("utf-8"))
 
-    def memo(self, kind: str, key: str, compute: Callable[[], Any], accept: Callable[[Any], bool] | None = None) -> Any:
-        """``compute()``'s JSON result kept under ``key`` (None: not kept); an entry ``accept`` refuses
-        (another shape) is computed again. With the cache off it is always computed."""
-        if not self.enabled:
-            return compute()
-        hit = self.get_json(kind, key)
-        if hit is not None and (accept is None or accept(hit)):
-            return hit
-        out = compute()
-        if out is not None:
-            self.put_json(kind, key, out)
+    def memo(self, kind: str, key: str, compute: Callable[[], Any], accept: Callable[[Any], bool] | None = None,
+             *, keep: Callable[[Any], bool] | None = None, watch: Watch | None = None) -> Any:
+        """The one memo: ``compute()``'s JSON result kept under ``key``, whose parts are the step's declared
+        inputs (the environment, values, files by digest). ``watch``: the project files the step reads are
+        recorded while it runs and kept with the result; on reuse each must have its digest, else the step
+        runs again. ``accept``: a kept result of another shape runs again; ``keep``: which results are kept
+        (default: any but None). With the cache off (or no key) it always runs."""
+        if self.enabled and key:
+            hit = self.get_json(kind, key)
+            if watch is not None:
+                fresh = isinstance(hit, dict) and "value" in hit and isinstance(hit.get("reads"), dict) \
+                    and unchanged(watch.root, hit["reads"])
+                value = hit.get("value") if fresh else None
+                if fresh and (accept is None or accept(value)):
+                    watch.read.update(hit["reads"])
+                    return value
+            elif hit is not None and (accept is None or accept(hit)):
+                return hit
+        if watch is None:
+            out, reads = compute(), set()
+        else:
+            with watch.record() as mine:
+                out = compute()
+            reads = set(mine)
+            watch.read.update(reads)
+        if self.enabled and key and (keep(out) if keep is not None else out is not None):
+            self.put_json(kind, key, out if watch is None else {"value": out, "reads": digests(watch.root, reads)})
         return out
 
     # -- trees: JSON data with files beside it (an executed chapter and its figures)
@@ -270,3 +332,20 @@ class Store:
             self.put_json(kind + "-index", key, {"data": data, "files": {r: file_digest(final / r) for r in files}})
         except OSError:
             shutil.rmtree(locals().get("tmp", final.parent / ".none"), ignore_errors=True)
+
+
+class LibraryStore:
+    """The build's store as a chapter's library reaches it (its protocol: ``get`` and ``put`` of bytes by kind
+    and key): every entry under the kind ``library``, the library's kind part of the key."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    def _key(self, kind: str, key: str) -> str:
+        return sha256_bytes(b"library", kind.encode(), key.encode())
+
+    def get(self, kind: str, key: str) -> bytes | None:
+        return self.store.get_blob("library", self._key(kind, key))
+
+    def put(self, kind: str, key: str, data: bytes) -> None:
+        self.store.put_blob("library", self._key(kind, key), data)

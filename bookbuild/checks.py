@@ -41,19 +41,14 @@ class CheckContext:
 
     def memo(self, kind: str, parts: list[bytes], compute: Callable[[], Any],
              accept: Callable[[Any], bool] | None = None) -> Any:
-        """``compute()``'s JSON result, kept under its inputs (bytes): a check's work over one document."""
-        return self.store.memo("check-" + kind, self._key(kind, parts), compute, accept)
+        """``compute()``'s JSON result, kept under its inputs (bytes): a check's work over one document
+        (``kind``, the work's name, is part of the key)."""
+        return self.store.memo("check-memo", self._key(kind, parts), compute, accept)
 
     def unless_passed(self, kind: str, parts: list[bytes], run: Callable[[], list[BuildError]]) -> list[BuildError]:
         """``run()``'s errors, or none when it passed over the same inputs before (a pass is kept, never
         an error: what fails is checked, and said, again)."""
-        key = self._key(kind, parts)
-        if self.store.get_json("check-" + kind, key) == "passed":
-            return []
-        errors = run()
-        if not errors:
-            self.store.put_json("check-" + kind, key, "passed")
-        return errors
+        return self.store.memo("check-memo", self._key(kind, parts), run, keep=lambda errors: not errors)
 
     def text_of(self, rel: str) -> str | None:
         """A chapter's text as written, from its parsed document (None when no profile lists it)."""

@@ -1,21 +1,19 @@
-"""Results kept between processes, for the computations a book build repeats unchanged.
+"""Results kept between processes, for the computations a book build repeats unchanged, in the store the
+host hands in (:class:`ResultStore`: ``get`` and ``put`` of bytes by kind and key).
 
-Only where a folder is named: :func:`configure` (bookbuild names ``_build/cache/mlsysim`` in each
-chapter's process) or the user's ``MLSYSIM_CACHE``; nothing is kept otherwise. A result is keyed by its
-inputs AND by every file of the mlsysim package in use (its code and its registry data), so a cached
-result is always the one this code and data would compute.
+mlsysim keeps no store of its own: a host that keeps results (bookbuild, in each chapter's process, hands
+in its build's store with :func:`configure`) decides where and how; without one, every result is computed.
+A result is keyed by its inputs AND by every file of the mlsysim package in use (its code and its registry
+data), so a kept result is always the one this code and data would compute.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
-
-ENV = "MLSYSIM_CACHE"
+from typing import Any, Callable, Protocol
 
 
 @lru_cache(maxsize=1)
@@ -40,47 +38,63 @@ def _file_digest(path: Path) -> bytes:
         return f"unreadable: {exc.strerror}".encode()
 
 
-_FOLDER: Path | None = None
+class ResultStore(Protocol):
+    """What a host's store offers: bytes kept by (kind, key); a failure to keep is the store's to absorb."""
+
+    def get(self, kind: str, key: str) -> bytes | None: ...
+
+    def put(self, kind: str, key: str, data: bytes) -> None: ...
 
 
-def configure(path: Path | str | None) -> None:
-    """Keep results in ``path`` from now on in this process (``None``: back to ``MLSYSIM_CACHE``)."""
-    global _FOLDER
-    _FOLDER = Path(path) if path else None
+_STORE: ResultStore | None = None
 
 
-def folder(kind: str) -> Path | None:
-    base = _FOLDER or os.environ.get(ENV)
-    return Path(base) / kind if base else None
+def configure(store: ResultStore | None) -> None:
+    """Keep results in ``store`` from now on in this process (``None``: keep nothing)."""
+    global _STORE
+    _STORE = store
+
+
+def keeping() -> bool:
+    """Whether a store was handed in (results are kept)."""
+    return _STORE is not None
 
 
 def key(*parts: Any) -> str:
     return hashlib.sha256(json.dumps([package_digest(), *parts], sort_keys=True, default=str).encode()).hexdigest()
 
 
-def store(path: Path, data: bytes) -> None:
-    """Write atomically (a temporary name, then a rename); a failure to write is not an error."""
+def get(kind: str, key: str) -> bytes | None:
+    """The bytes kept under (kind, key), or None (no store, or nothing kept)."""
+    if _STORE is None:
+        return None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
+        return _STORE.get(kind, key)
     except OSError:
-        pass
+        return None
+
+
+def put(kind: str, key: str, data: bytes) -> None:
+    """Keep ``data`` under (kind, key) when a store was handed in; a failure to keep is not an error."""
+    if _STORE is not None:
+        try:
+            _STORE.put(kind, key, data)
+        except OSError:
+            pass
 
 
 def json_memo(kind: str, parts: tuple, compute: Callable[[], Any]) -> Any:
-    """``compute()``, or its JSON-stored result for the same ``parts`` and the same package; either way as
+    """``compute()``, or its JSON-kept result for the same ``parts`` and the same package; either way as
     a JSON read gives it (keys sorted), so a build with the cache off writes the same bytes as one with it."""
-    d = folder(kind)
-    if d is None:
+    if _STORE is None:
         return json.loads(json.dumps(compute(), sort_keys=True))
-    path = d / f"{key(kind, *parts)}.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
+    k = key(kind, *parts)
+    raw = get(kind, k)
+    if raw is not None:
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except ValueError:
+            pass
     text = json.dumps(compute(), sort_keys=True)
-    store(path, text.encode("utf-8"))
+    put(kind, k, text.encode("utf-8"))
     return json.loads(text)   # what a later read gives (keys sorted): a cold and a warm build write the same bytes

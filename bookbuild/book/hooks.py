@@ -9,7 +9,7 @@
 - guards are recorded (``mlsysim.guards.recording``) and kept with the chapter, so ``diff`` reads the
   same cached chapters as the build; the first guard that fails still fails the chapter, named by its
   file, line and cell, as it would have raised (``raise_guards=False``: kept, for ``diff``);
-- mlsysim keeps figures and explorer data between builds in the build's cache folder; a run that reads
+- mlsysim keeps figures and explorer data between builds in the build's store (``cache.LibraryStore``, kind ``library``); a run that reads
   only the numbers (``draw_figures=False``: ``diff``) describes each figure without drawing its static SVG
   (``mlsysim.figures.static_figures``).
 """
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import pool
+from ..cache import LibraryStore, Store
 from ..errors import BuildError, BuildFailed, GuardFailure
 from ..execute import Hooks
 from ..source import Cell
@@ -97,7 +98,7 @@ class BookHooks(Hooks):
         except Exception:  # noqa: BLE001
             yield
             return
-        diskcache.configure(self.cache_folder / "mlsysim" if self.cache_folder else None)
+        diskcache.configure(LibraryStore(Store(self.cache_folder)) if self.cache_folder else None)
         with self._figures(), recording(accept=self._in_chapter) as rec:
             try:
                 yield
@@ -183,7 +184,7 @@ def preload(root: Path, cache_folder: Path | None) -> None:
         sys.path.remove(str(root))
     pool.preload(PRELOAD, root)
     library_loads(root)
-    drawn = cache_folder is not None and any((Path(cache_folder) / "mlsysim" / "figures").glob("*.svg"))
+    drawn = cache_folder is not None and any((Path(cache_folder) / "library").glob("*/*"))
     try:
         import matplotlib
         matplotlib.use("agg")

@@ -21,9 +21,8 @@ import shutil
 from pathlib import Path
 
 from .. import pool
-from ..cache import file_digest, sha256_bytes
+from ..cache import FONT_FOLDERS, digests, sha256_bytes, unchanged
 from ..errors import BuildError, BuildFailed, CellError, GuardFailure
-from ..cache import FONT_FOLDERS
 from ..execute import (ExecutedChapter, NotReplayable, Replay, RunOptions, cells_signature, chapter_job,
                        from_json, input_digests, inputs_changed, to_json)
 from ..project import Book
@@ -67,8 +66,7 @@ def _lookup(build: Build, key: str):
     got = build.store.get_tree("exec", key)
     if got is None:
         return None
-    if any(file_digest(build.root / rel) != d for rel, d in got[0]["reads"].items()) or \
-            inputs_changed(build.root, got[0].get("inputs") or {}):
+    if not unchanged(build.root, got[0]["reads"]) or inputs_changed(build.root, got[0].get("inputs") or {}):
         build.store.misses += 1
         return None
     return got
@@ -96,7 +94,7 @@ def _to_cache(build: Build, book: Book, doc: Document, key: str, ec, reads: list
     """Cache ``ec`` under ``key`` with what its code read (``reads``: project files; ``inputs``: the
     others, :func:`~bookbuild.execute.input_digests`); ``replayable``: the last run of its cells
     (:func:`cells_key`)."""
-    data = {"chapter": to_json(ec, figs), "reads": {r: file_digest(build.root / r) for r in sorted(set(reads))},
+    data = {"chapter": to_json(ec, figs), "reads": digests(build.root, reads),
             "inputs": inputs or {}, "figures": [Path(f).relative_to(figs).as_posix() for f in ec.figures]}
     _note_inputs(build, f"{book.profile}:{doc.path}", data)
     build.store.put_tree("exec", key, data, {f"figures/{r}": figs / r for r in data["figures"]})

@@ -6,8 +6,10 @@ chapters it reads (:attr:`~bookbuild.checks.Check.chapters`) is also kept on its
 chapters' documents: an English edit does not check the Chinese books' typography again."""
 from __future__ import annotations
 
+import contextlib
+
 from .. import bibliography
-from ..cache import file_digest, sha256_bytes
+from ..cache import Watch, file_digest, sha256_bytes
 from ..checks import CHECKS, CheckContext
 from ..errors import BuildError, BuildFailed
 from ..execute.audit import reading
@@ -40,18 +42,28 @@ def check_key(build: Build, check, ctx: CheckContext) -> str:
     return sha256_bytes(*parts)
 
 
-def _checked(build: Build, ctx: CheckContext, check, seen: set[str]) -> list[BuildError]:
-    """``check`` over ``ctx``, or nothing when it passed over the same chapters and files (``seen``:
-    every file the verification read, a kept check's included)."""
+def _passed(errors: list) -> bool:
+    return not errors
+
+
+def _watch(build: Build, also: set[str] | None = None) -> Watch:
+    """The project files the checks read (the build's own folders aside); ``also``: files the steps inside
+    recalled from their kept result, counted as read."""
+    @contextlib.contextmanager
+    def record():
+        with reading(build.root, _skip(build)) as mine:
+            yield mine
+        mine |= also or set()
+    return Watch(build.root, record)
+
+
+def _checked(build: Build, ctx: CheckContext, check, recalled: set[str]) -> list[BuildError]:
+    """``check`` over ``ctx``; a check that declares its chapters is kept when it passed, under those chapters
+    and the files it read (``recalled``: every file the kept and the run checks read)."""
     key = check_key(build, check, ctx) if check.chapters is not None and build.store.enabled else ""
-    hit = build.store.get_json("check", key) if key else None
-    if isinstance(hit, dict) and all(file_digest(build.root / r) == d for r, d in hit["reads"].items()):
-        seen.update(hit["reads"])
-        return []
-    with reading(build.root, _skip(build)) as mine:
-        errors = check.run(ctx)
-    if key and not errors:
-        build.store.put_json("check", key, {"reads": {r: file_digest(build.root / r) for r in sorted(mine)}})
+    watch = _watch(build)
+    errors = build.store.memo("check", key, lambda: check.run(ctx), keep=_passed, watch=watch)
+    recalled |= watch.read
     return errors
 
 
@@ -69,21 +81,20 @@ def context(build: Build) -> CheckContext:
 
 def run(build: Build) -> None:
     key = verify_key(build) if build.store.enabled else ""
-    hit = build.store.get_json("verify", key) if key else None
-    if hit is not None and all(file_digest(build.root / r) == d for r, d in hit["reads"].items()):
-        if build.guard_failures:
-            raise BuildFailed(build.guard_failures)
-        return
-    errors: list[BuildError] = []
-    with reading(build.root, _skip(build)) as reads:
+    recalled: set[str] = set()
+    warned: list[BuildError] = []
+
+    def verify() -> list[BuildError]:
         ctx = context(build)
-        for check in all_checks(build):
-            errors += _checked(build, ctx, check, reads)
-    if build.settings.stale_translations == "warn":   # the preview: the author is editing the English
-        build.report.notes += [f"warning: {e.format()}" for e in errors if e.kind == "stale"]
-        errors = [e for e in errors if e.kind != "stale"]
-        key = ""   # a verification that only warned is checked again next time
+        errors = [e for check in all_checks(build) for e in _checked(build, ctx, check, recalled)]
+        if build.settings.stale_translations == "warn":   # the preview: the author is editing the English
+            warned.extend(e for e in errors if e.kind == "stale")
+            errors = [e for e in errors if e.kind != "stale"]
+        return errors
+
+    # a verification that passed (no guard failing either) is kept; one that only warned is checked again
+    errors = build.store.memo("verify", key, verify, watch=_watch(build, recalled),
+                              keep=lambda e: not e and not warned and not build.guard_failures)
+    build.report.notes += [f"warning: {e.format()}" for e in warned]
     if errors or build.guard_failures:   # the chapters' failing guards first, then what the checks found
         raise BuildFailed(build.guard_failures + errors)
-    if key:
-        build.store.put_json("verify", key, {"reads": {r: file_digest(build.root / r) for r in sorted(reads)}})

@@ -84,28 +84,26 @@ def book_figure(spec: FigureSpec, out_dir="figures", *, lang: str | None = None)
         else:
             save_svg(to_matplotlib(spec, lang), path)
             if cached is not None:
-                diskcache.store(cached, path.read_bytes())
+                diskcache.put("figures", cached, path.read_bytes())
         _DRAWN[str(path.resolve())] = key
     return BookFigure(spec, lang, path.as_posix())
 
 
-def _figure_cache(fingerprint: str, lang: str) -> Path | None:
-    """Where the SVG of this exact figure is kept between builds (``MLSYSIM_CACHE``, which bookbuild
-    sets): keyed by the figure's full description, its language, the mlsysim package's code, matplotlib's
-    version and the font files its labels resolve to (:func:`font_identity`), so a cached drawing is always
-    the drawing this code would make with these fonts: a font installed, removed or changed draws again."""
-    folder = diskcache.folder("figures")
-    if folder is None:
+def _figure_cache(fingerprint: str, lang: str) -> str | None:
+    """The key the SVG of this exact figure is kept under between builds (in the store the host hands
+    :mod:`mlsysim.diskcache`; None without one): the figure's full description, its language, the mlsysim
+    package's code, matplotlib's version and the font files its labels resolve to (:func:`font_identity`), so a
+    kept drawing is always the drawing this code would make with these fonts: a font installed, removed or
+    changed draws again."""
+    if not diskcache.keeping():
         return None
-    return folder / f"{diskcache.key('figure', fingerprint, lang, font_identity(lang))}.svg"
+    return diskcache.key("figure", fingerprint, lang, font_identity(lang))
 
 
-def _read_clean(cached: Path | None) -> bytes | None:
-    """A cached drawing, unless it is missing or carries a placeholder glyph (then it is drawn again)."""
-    if cached is None or not cached.is_file():
-        return None
-    data = cached.read_bytes()
-    return None if placeholder_glyphs(data) else data
+def _read_clean(cached: str | None) -> bytes | None:
+    """A kept drawing, unless it is missing or carries a placeholder glyph (then it is drawn again)."""
+    data = diskcache.get("figures", cached) if cached is not None else None
+    return None if data is None or placeholder_glyphs(data) else data
 
 
 

@@ -260,17 +260,19 @@ def test_a_label_no_font_can_draw_is_an_error_not_a_box():
 def test_the_figure_cache_key_covers_the_fonts_and_refuses_tofu(tmp_path, monkeypatch):
     from mlsysim.figures import appendix_specs, book as B
     from mlsysim.figures.matplotlib_figure import svg_bytes, to_matplotlib
-    monkeypatch.setenv("MLSYSIM_CACHE", str(tmp_path / "cache"))
+    from bookbuild.cache import LibraryStore, Store
+    from mlsysim import diskcache
+    monkeypatch.setattr(diskcache, "_STORE", None)
+    store = LibraryStore(Store(tmp_path / "cache"))   # the build's store, as the book's hooks hand it in
+    diskcache.configure(store)
     spec = appendix_specs()["prefill"]
     fp = B._spec_fingerprint(spec, "zh")
     key1 = B._figure_cache(fp, "zh")
-    monkeypatch.setattr(B, "font_identity", lambda lang: "Noto Sans CJK SC=/elsewhere/NotoSansCJK.ttc:1:2")
-    assert B._figure_cache(fp, "zh") != key1, "a changed font must change the figure's cache key"
-    monkeypatch.undo()
-    monkeypatch.setenv("MLSYSIM_CACHE", str(tmp_path / "cache"))
+    with monkeypatch.context() as m:
+        m.setattr(B, "font_identity", lambda lang: "Noto Sans CJK SC=/elsewhere/NotoSansCJK.ttc:1:2")
+        assert B._figure_cache(fp, "zh") != key1, "a changed font must change the figure's cache key"
     # a tofu drawing sitting in the cache under the right key is drawn again, not copied into the book
-    key1.parent.mkdir(parents=True, exist_ok=True)
-    key1.write_text(_tofu_svg(), encoding="utf-8")
+    store.put("figures", key1, _tofu_svg().encode("utf-8"))
     B._DRAWN.clear()
     out = tmp_path / "figures"
     B.book_figure(spec, out, lang="zh")

@@ -89,3 +89,58 @@ def test_a_new_module_anywhere_in_the_code_tree_changes_every_key(tmp_path):
     assert environment_digest([tree]) == before
     (tree / "render" / "ui" / "en.toml").write_text("toc = 'changed'\n", encoding="utf-8")   # data counts too
     assert environment_digest([tree]) != before
+
+
+def test_every_kind_is_declared_in_one_place(tmp_path):
+    """A step's kind is one of cache.KINDS (each with what it holds): an undeclared kind is refused."""
+    import pytest
+    from bookbuild.cache import KINDS
+    s = store(tmp_path)
+    with pytest.raises(ValueError, match="cache kind 'novel' is not declared in bookbuild.cache.KINDS"):
+        s.put_json("novel", "ab" * 32, 1)
+    assert all(isinstance(v, str) and v for v in KINDS.values())
+
+
+def test_the_memo_keeps_what_a_step_read_and_runs_it_again_when_a_file_changed(tmp_path):
+    """The one memo: the files the step reads are recorded while it runs (the build's read audit) and
+    checked by digest on reuse; ``keep`` says which results are kept."""
+    from bookbuild.cache import Watch
+    from bookbuild.execute.audit import reading
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "notes.md").write_text("one\n", encoding="utf-8")
+    s, runs = store(tmp_path), []
+
+    def step():
+        runs.append(1)
+        return (root / "notes.md").read_text(encoding="utf-8").strip()
+
+    def memo(**kw):
+        watch = Watch(root, lambda: reading(root, []))
+        return s.memo("check", "ef" * 32, step, watch=watch, **kw), watch.read
+
+    assert memo() == ("one", {"notes.md"}) and len(runs) == 1
+    assert memo() == ("one", {"notes.md"}) and len(runs) == 1          # kept: not run, its reads recalled
+    (root / "notes.md").write_text("two\n", encoding="utf-8")
+    assert memo() == ("two", {"notes.md"}) and len(runs) == 2          # a file it read changed: run again
+    (root / "notes.md").write_text("three\n", encoding="utf-8")
+    assert memo(keep=lambda v: False)[0] == "three" and len(runs) == 3
+    assert memo()[0] == "three" and len(runs) == 4                       # the result not kept runs again
+    assert Store(None).memo("check", "ef" * 32, step) == "three" and len(runs) == 5   # no cache: always run
+
+
+def test_the_library_reaches_the_build_s_store_through_its_protocol(tmp_path):
+    """mlsysim keeps no store of its own: the build hands it its store (kind 'library'); without one,
+    every result is computed."""
+    from bookbuild.cache import LibraryStore
+    from mlsysim import diskcache
+    try:
+        diskcache.configure(LibraryStore(store(tmp_path)))
+        assert diskcache.keeping()
+        assert diskcache.json_memo("explorer", ("en",), lambda: {"a": 1}) == {"a": 1}
+        assert diskcache.json_memo("explorer", ("en",), lambda: {"never": 1}) == {"a": 1}
+        assert [p.name for p in (tmp_path / "cache").iterdir()] == ["library"]
+        diskcache.configure(None)
+        assert not diskcache.keeping() and diskcache.json_memo("explorer", ("en",), lambda: {"b": 2}) == {"b": 2}
+    finally:
+        diskcache.configure(None)

@@ -499,8 +499,10 @@ def test_a_temp_folder_another_user_could_fill_is_refused(tmp_path, monkeypatch,
 
 
 def test_the_results_cache_survives_an_unusable_folder_and_an_unreadable_file(tmp_path, monkeypatch):
+    from bookbuild.cache import LibraryStore, Store
     from mlsysim import diskcache
-    monkeypatch.setenv(diskcache.ENV, str(a_file(tmp_path)))   # MLSYSIM_CACHE names a file
+    monkeypatch.setattr(diskcache, "_STORE", None)
+    diskcache.configure(LibraryStore(Store(a_file(tmp_path))))   # the build's store in a folder that is a file
     assert diskcache.json_memo("kind", ("x",), lambda: {"v": 1}) == {"v": 1}
     real = Path.read_bytes
 
@@ -519,13 +521,15 @@ def test_the_results_cache_survives_an_unusable_folder_and_an_unreadable_file(tm
 def test_a_cold_and_a_warm_cache_give_the_same_value_in_the_same_order(tmp_path, monkeypatch):
     # a cold build and a warm one must write the same bytes: the computed value comes back as a read would
     import json
+    from bookbuild.cache import LibraryStore, Store
     from mlsysim import diskcache
-    monkeypatch.setenv(diskcache.ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(diskcache, "_STORE", None)
+    diskcache.configure(LibraryStore(Store(tmp_path / "cache")))   # the build's store, as BookHooks hands it in
     cold = diskcache.json_memo("order", ("x",), lambda: {"b": 1, "a": [2, {"d": 3, "c": 4}]})
     warm = diskcache.json_memo("order", ("x",), lambda: {"never": "computed"})
     assert json.dumps(cold) == json.dumps(warm) == '{"a": [2, {"c": 4, "d": 3}], "b": 1}'
+    assert list((tmp_path / "cache").iterdir()) == [tmp_path / "cache" / "library"]   # the one store's kind
     # and with no cache at all (``--no-cache``, BOOKBUILD_CACHE=off): the same order, so the same bytes
-    monkeypatch.delenv(diskcache.ENV)
-    monkeypatch.setattr(diskcache, "_FOLDER", None)
+    diskcache.configure(None)
     off = diskcache.json_memo("order", ("x",), lambda: {"b": 1, "a": [2, {"d": 3, "c": 4}]})
     assert json.dumps(off) == json.dumps(cold)
