@@ -393,9 +393,15 @@ def test_preview_shows_a_prose_edit_in_place_and_the_build_then_renders_the_same
     def status() -> dict:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/__bookbuild__/status", timeout=5) as r:
             return json.load(r)
-    deadline = time.monotonic() + 120                # no build under way (one leaving the choices for the next)
-    while any("being computed again" in w for w in status()["warnings"]) and time.monotonic() < deadline:
+    def busy() -> bool:
+        st = status()
+        return st["building"] or any("being computed again" in w for w in st["warnings"])
+    # no build under way (one leaving the choices for the next, or that one itself): a save during a build
+    # stops it, and the patcher that build would have left is not there to show the edit in place
+    deadline = time.monotonic() + 120
+    while busy() and time.monotonic() < deadline:
         time.sleep(0.2)
+    assert not busy(), "the preview was still building after 120 s"
     # the edit shown in place is a paragraph put into the page after it loaded (the parser's own insertions
     # come before DOMContentLoaded), said on the console: the reload the build brings next cannot erase it
     page.add_init_script(IN_PLACE)
