@@ -151,6 +151,25 @@ def scripts(ctx: CheckContext) -> list[BuildError]:
                     errors.append(BuildError(o.file, o.line, "a <script> would reach the page (raw HTML "
                                              "in the prose, or printed by a cell): a page runs only the book's own "
                                              "scripts; remove it, or show the code as text (a fenced code block)"))
+        errors += _embedded(ctx, book, seen)
+    return errors
+
+
+#: raw HTML that would put another document in a page: a framed file of the book runs its own scripts,
+#: under no policy, with the book's origin
+EMBED = re.compile(r"<\s*(iframe|frame|frameset|object|embed|portal)\b", re.I)
+
+
+def _embedded(ctx: CheckContext, book, seen: set) -> list[BuildError]:
+    errors = []
+    for ec in ctx.executed.get(book.profile, []):
+        for m in EMBED.finditer(ec.markdown):
+            o = ec.origin(ec.markdown.count("\n", 0, m.start()) + 1)
+            if (o.file, o.line) not in seen:
+                seen.add((o.file, o.line))
+                errors.append(BuildError(o.file, o.line, f"an <{m.group(1).lower()}> would reach the page (raw HTML "
+                                         "in the prose, or printed by a cell): a document framed in a page runs "
+                                         "its own scripts; link to it, or show the code as text"))
     return errors
 
 

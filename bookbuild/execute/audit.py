@@ -67,6 +67,7 @@ class _Inputs:
         self.files: set[str] = set()
         self.folders: set[str] = set()
         self.env: set[str] = set()
+        self.processes: set[str] = set()   # programs a cell started: what they read is not seen
 
     def _mine(self, p: str) -> str | None:
         """``p`` as recorded (relative inside the project, absolute outside), or None when it is covered."""
@@ -87,8 +88,10 @@ class _Inputs:
             self.folders.add(mine)
 
     def as_lists(self) -> dict[str, list[str]]:
-        return {"files": sorted(self.files), "folders": sorted(self.folders),
-                "env": sorted(self.env - SET_BY_THE_RUNNER)}
+        out = {"files": sorted(self.files), "folders": sorted(self.folders), "env": sorted(self.env - SET_BY_THE_RUNNER)}
+        if self.processes:
+            out["processes"] = sorted(self.processes)
+        return out
 
 
 def _importing() -> bool:
@@ -113,7 +116,34 @@ def _listed(args) -> None:
         r.folder(p)
 
 
+#: the audit events of a program started (its reads, its variables are out of sight)
+PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.spawn", "os.startfile"})
+
+
+#: programs whose inputs the environment digest covers (fontconfig's listing: the installed fonts, which
+#: ``cache.installed_fonts`` keys; matplotlib runs it to build its font list)
+COVERED_PROGRAMS = frozenset({"fc-list", "fc-match"})
+
+
+def _started(event, args) -> None:
+    what = args[1] if event == "subprocess.Popen" and len(args) > 1 and args[0] is None else (args[0] if args else None)
+    if isinstance(what, (list, tuple)):
+        what = what[0] if what else None
+    try:
+        name = os.fsdecode(what)
+    except (TypeError, ValueError):
+        name = event
+    if os.path.basename(str(name)) in COVERED_PROGRAMS:
+        return
+    for i in _INPUTS:
+        i.processes.add(str(name)[:200])
+
+
 def _hook(event, args):
+    if event in PROCESS_EVENTS:
+        if _INPUTS:
+            _started(event, args)
+        return
     if event in ("os.listdir", "os.scandir"):
         if _INPUTS:
             _listed(args)
@@ -193,13 +223,19 @@ def input_digests(root: Path, inputs: dict[str, list[str]]) -> dict[str, dict[st
     files by content, folders by their names, variables by their value's digest."""
     from ..cache import file_digest
     root = Path(root)
-    return {"files": {f: file_digest(root / f) for f in inputs.get("files", ())},
-            "folders": {d: listing_digest(root / d) for d in inputs.get("folders", ())},
-            "env": {v: value_digest(os.environ.get(v)) for v in inputs.get("env", ())}}
+    out = {"files": {f: file_digest(root / f) for f in inputs.get("files", ())},
+           "folders": {d: listing_digest(root / d) for d in inputs.get("folders", ())},
+           "env": {v: value_digest(os.environ.get(v)) for v in inputs.get("env", ())}}
+    if inputs.get("processes"):
+        out["processes"] = {p: "unseen" for p in inputs["processes"]}
+    return out
 
 
 def inputs_changed(root: Path, recorded: dict[str, dict[str, str]]) -> bool:
-    """An input recorded by :func:`input_digests` holds something else now."""
+    """An input recorded by :func:`input_digests` holds something else now; a chapter whose cells started a
+    program always has (what the program read is not seen: the chapter runs again in every build)."""
+    if recorded.get("processes"):
+        return True
     return input_digests(root, {k: list(v) for k, v in recorded.items()}) != recorded
 
 

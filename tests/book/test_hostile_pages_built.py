@@ -90,6 +90,24 @@ def test_a_raw_script_from_the_prose_or_a_cell_is_refused_where_it_stands(world)
     assert not (world.root / "_book").exists()
 
 
+def test_a_framed_document_from_the_prose_or_a_cell_is_refused_where_it_stands(world):
+    """A framed HTML file of the book (in the prose, or printed by a cell beside a file it wrote) ran its
+    own inline script, under no policy and with the book's origin (the helper's probe: title 'FRAME RAN')."""
+    (world.root / "appendix" / "evil.html").write_text("<script>parent.document.title='FRAME RAN'</script>",
+                                                       encoding="utf-8")
+    line = world.append(CHAPTER, "\nSome prose.\n\n<iframe src=\"evil.html\"></iframe>\n\n```{python}\n"
+                                 "#| label: calc-frame\n#| output: asis\n"
+                                 "print('<OBJECT data=\"evil.html\"></OBJECT>')\n```\n")
+    r = world.run("render", "--profile", "en", "--formats", "html")
+    assert r.returncode == 1
+    said = [ln for ln in r.stderr.splitlines() if not ln.startswith("Matplotlib is building the font cache")]
+    tail = ("would reach the page (raw HTML in the prose, or printed by a cell): a document framed in a page "
+            "runs its own scripts; link to it, or show the code as text")
+    assert said == [f"{CHAPTER}:{line + 2}: an <iframe> {tail}", f"{CHAPTER}:{line + 4}: an <object> {tail}",
+                    "bookbuild: 2 problems"], r.stderr
+    assert not (world.root / "_book").exists()
+
+
 def test_a_malformed_search_from_the_address_is_searched_as_typed(world, browser):
     """``?q=%`` or a cut UTF-8 sequence: the search box shows the text as typed (before: "URI malformed")."""
     world.render_ok()

@@ -254,7 +254,11 @@ def test_a_cell_reading_standard_input_reads_end_of_file(world):
                          env=world.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)   # the pipe stays open and silent, as a terminal would
     t0 = time.monotonic()
-    out, err = p.communicate(timeout=120)
+    try:   # communicate() would close the pipe at once: wait with it open, as a terminal stays
+        p.wait(timeout=60)
+    finally:
+        p.kill()
+        out, err = p.communicate()
     assert p.returncode == 0 and err == "", err
     assert time.monotonic() - t0 < 20
 
