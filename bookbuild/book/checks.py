@@ -125,51 +125,45 @@ def no_chapters(ctx: CheckContext) -> list[str]:
     return []
 
 
-def scripts(ctx: CheckContext) -> list[BuildError]:
-    """No script reaches a page but the book's own: an inline one that is not the library's
-    (:data:`.hooks.LIBRARY_SCRIPTS`), or any ``<script src>``, from raw HTML in the prose or a cell's printed
-    output, is refused where it stands (the page's policy would not run the first; its 'self' would load the
-    second from any file in the book)."""
-    from ..render.html import inline_script_hashes
-    own, errors, seen = None, [], set()
-    for book in ctx.books:
-        for ec in ctx.executed.get(book.profile, []):
-            if "<script" not in ec.markdown.lower():
-                continue
-            own = set(library_script_hashes()) if own is None else own
-            for m in INLINE_SCRIPT.finditer(ec.markdown):
-                # a <script src> of the book's own origin is refused too: the policy's 'self' would load any file
-                # the book holds (another origin's the policy stops)
-                src = re.search(r"""\ssrc\s*=\s*["']?([^"'\s>]*)""", m.group("attrs") or "", re.I)
-                loads = src is not None and not src.group(1).startswith("//") \
-                    and urlsplit(src.group(1)).scheme.lower() in ("", "file")
-                if not loads and (not inline_script_hashes(m.group(0)) or inline_script_hashes(m.group(0))[0] in own):
-                    continue
-                o = ec.origin(ec.markdown.count("\n", 0, m.start()) + 1)
-                if (o.file, o.line) not in seen:
-                    seen.add((o.file, o.line))
-                    errors.append(BuildError(o.file, o.line, "a <script> would reach the page (raw HTML "
-                                             "in the prose, or printed by a cell): a page runs only the book's own "
-                                             "scripts; remove it, or show the code as text (a fenced code block)"))
-        errors += _embedded(ctx, book, seen)
-    return errors
-
-
 #: raw HTML that would put another document in a page: a framed file of the book runs its own scripts,
 #: under no policy, with the book's origin
 EMBED = re.compile(r"<\s*(iframe|frame|frameset|object|embed|portal)\b", re.I)
+SCRIPT_WORDS = ("a <script> would reach the page (raw HTML in the prose, or printed by a cell): a page runs only "
+                "the book's own scripts; remove it, or show the code as text (a fenced code block)")
+EMBED_WORDS = ("an <{}> would reach the page (raw HTML in the prose, or printed by a cell): a document framed "
+               "in a page runs its own scripts; link to it, or show the code as text")
 
 
-def _embedded(ctx: CheckContext, book, seen: set) -> list[BuildError]:
-    errors = []
-    for ec in ctx.executed.get(book.profile, []):
-        for m in EMBED.finditer(ec.markdown):
-            o = ec.origin(ec.markdown.count("\n", 0, m.start()) + 1)
-            if (o.file, o.line) not in seen:
-                seen.add((o.file, o.line))
-                errors.append(BuildError(o.file, o.line, f"an <{m.group(1).lower()}> would reach the page (raw HTML "
-                                         "in the prose, or printed by a cell): a document framed in a page runs "
-                                         "its own scripts; link to it, or show the code as text"))
+def _foreign_scripts(markdown: str, own: set[str]):
+    """The offsets of the scripts in ``markdown`` a page must not run: an inline one that is not the library's,
+    or a ``<script src>`` of the book's own origin (the policy's 'self' would load any file the book holds;
+    another origin's the policy stops)."""
+    from ..render.html import inline_script_hashes
+    for m in INLINE_SCRIPT.finditer(markdown):
+        src = re.search(r"""\ssrc\s*=\s*["']?([^"'\s>]*)""", m.group("attrs") or "", re.I)
+        loads = src is not None and not src.group(1).startswith("//") \
+            and urlsplit(src.group(1)).scheme.lower() in ("", "file")
+        hashes = inline_script_hashes(m.group(0))
+        if loads or (hashes and hashes[0] not in own):
+            yield m.start(), SCRIPT_WORDS
+
+
+def scripts(ctx: CheckContext) -> list[BuildError]:
+    """No script reaches a page but the book's own (:func:`_foreign_scripts`; the library's inline ones:
+    :data:`.hooks.LIBRARY_SCRIPTS`), and no framed document (:data:`EMBED`), from raw HTML in the prose or a
+    cell's printed output: each is refused where it stands."""
+    own, errors, seen = None, [], set()
+    for book in ctx.books:
+        for ec in ctx.executed.get(book.profile, []):
+            found = [(m.start(), EMBED_WORDS.format(m.group(1).lower())) for m in EMBED.finditer(ec.markdown)]
+            if "<script" in ec.markdown.lower():
+                own = set(library_script_hashes()) if own is None else own
+                found += list(_foreign_scripts(ec.markdown, own))
+            for at, words in sorted(found):
+                o = ec.origin(ec.markdown.count("\n", 0, at) + 1)
+                if (o.file, o.line) not in seen:
+                    seen.add((o.file, o.line))
+                    errors.append(BuildError(o.file, o.line, words))
     return errors
 
 

@@ -126,17 +126,18 @@ COVERED_PROGRAMS = frozenset({"fc-list", "fc-match"})
 
 
 def _started(event, args) -> None:
-    what = args[1] if event == "subprocess.Popen" and len(args) > 1 and args[0] is None else (args[0] if args else None)
+    """A program started: its name (subprocess.Popen's event is (executable, args, cwd, env), the others' start
+    with the program), unless fontconfig's."""
+    what = (args[0] or args[1]) if event == "subprocess.Popen" else args[0]
     if isinstance(what, (list, tuple)):
-        what = what[0] if what else None
+        what = what[0] if what else event
     try:
         name = os.fsdecode(what)
     except (TypeError, ValueError):
         name = event
-    if os.path.basename(str(name)) in COVERED_PROGRAMS:
-        return
-    for i in _INPUTS:
-        i.processes.add(str(name)[:200])
+    if os.path.basename(name) not in COVERED_PROGRAMS:
+        for i in _INPUTS:
+            i.processes.add(name[:200])
 
 
 def _hook(event, args):
