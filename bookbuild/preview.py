@@ -468,12 +468,17 @@ class Patching:
         except Exception:  # noqa: BLE001 - no patches then: every edit is built, as before
             self.patcher = None
 
+    def loaded(self) -> None:
+        """Once the last build's patcher has read the pages it patches (a render started before then
+        could write them from a newer save)."""
+        if self.loading is not None:
+            self.loading.join()
+
     def patch(self, changed: list[Path]):
         """The patch of the one chapter saved, or None (then only the build shows the edit)."""
         if len(changed) != 1 or changed[0].suffix != ".qmd":
             return None
-        if self.loading is not None:
-            self.loading.join()   # the patcher of the last build
+        self.loaded()   # the patcher of the last build
         if self.patcher is None:
             return None
         try:
@@ -597,7 +602,11 @@ def run(args: argparse.Namespace) -> int:
             opened = True
             webbrowser.open(url)
         if ok:   # the page's PDF and EPUB buttons: built in the background, an edit meanwhile is not held up
-            threading.Thread(target=build_downloads, args=(root, profile), daemon=True).start()
+            threading.Thread(target=downloads, daemon=True).start()
+
+    def downloads() -> None:
+        patcher.loaded()   # its render writes the pages and executed chapters the patcher reads
+        build_downloads(root, profile)
 
     def show(changed: list[Path]) -> None:
         t0 = time.perf_counter()

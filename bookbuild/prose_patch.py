@@ -81,8 +81,13 @@ class Patcher:
         self.executed = {e["source"]: exec_dir / e["executed"] for e in manifest.get("chapters", [])}
         self.ctx = html_context(settings.root, self.book.profile, exec_dir, manifest, b.pandoc)
         self.out = destination(b, self.book)
-        self.markdown: dict[str, str] = {}   # a chapter's executed markdown behind the page served
-        self.pages: dict[str, str] = {}      # a patched page's HTML, by its path relative to the book
+        # what the pages served were made of, read now: a render started after this build (the preview's
+        # PDF and EPUB) writes the same files from sources saved since, and a patch against those finds no change
+        self.markdown: dict[str, str] = {   # a chapter's executed markdown behind the page served
+            src: path.read_text(encoding="utf-8") for src, path in self.executed.items() if path.is_file()}
+        self.pages: dict[str, str] = {      # each page's HTML as served (patched, or as the build wrote it)
+            c.page: (self.out / c.page).read_text(encoding="utf-8") for c in self.ctx.chapters
+            if (self.out / c.page).is_file()}
 
     def patch(self, rel: str) -> Patch | None:
         """The patch of chapter ``rel`` (its path in the project) as saved now, or None (build it)."""
@@ -99,11 +104,11 @@ class Patcher:
             if got is None:
                 return None
             new_md = execute.replay(b, self.book, doc, got).markdown
-            old_md = self.markdown.get(rel) or self.executed[rel].read_text(encoding="utf-8")
+            old_md = self.markdown[rel]
             changed = changed_paragraphs(old_md, new_md)
             if changed is None:
                 return None
-            page = self.pages.get(ch.page) or (self.out / ch.page).read_text(encoding="utf-8")
+            page = self.pages[ch.page]
             html = self._patched(ch, page, *changed)
         except (BuildError, NotReplayable, OSError, ValueError, KeyError):
             return None

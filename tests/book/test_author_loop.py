@@ -429,6 +429,25 @@ def test_preview_shows_a_prose_edit_in_place_and_the_build_then_renders_the_same
     assert "preview: shown in place in" in out and "Traceback" not in err
 
 
+def test_a_patch_is_made_against_the_build_it_follows_not_a_later_render(tmp_path):
+    """The preview's PDF and EPUB are a render started after its build, which writes the same pages and
+    executed chapters from the sources as saved then: an edit saved at once is still shown in place (the
+    patcher read what it patches when it was loaded; read later, the edit is already there: no change)."""
+    from bookbuild.commands import BOOK
+    from bookbuild.prose_patch import Patcher
+    from bookbuild.settings import Settings
+    root = project(tmp_path)
+    build(root, "--profile", "en", "--formats", "html")
+    patcher = Patcher(Settings.make(root, layer=BOOK), "en")
+    ch = root / CHAPTER
+    ch.write_text(ch.read_text(encoding="utf-8").replace("Items arrive at", "Items now arrive at"), encoding="utf-8")
+    build(root, "--profile", "en", "--formats", "html")   # the later render, from the edited source
+    assert "Items now arrive at" in (root / "_book" / "en" / "appendix" / "ref.html").read_text(encoding="utf-8")
+    p = patcher.patch(CHAPTER)
+    assert p is not None and p.page == "appendix/ref.html"
+    assert "Items now arrive at" in p.new and "Items arrive at" in p.old and "Items now" not in p.old
+
+
 def test_preview_reloads_on_edit_and_shows_a_broken_guard(preview, browser):
     root, port, proc = preview
     page = browser.new_page()
