@@ -543,6 +543,22 @@ def _cancel_on_save(files: list[Path], snap: dict, interval: float):
         t.join()
 
 
+def report_build(state: State, profile: str, ok: bool, errors: list[str], secs: float) -> None:
+    """A build's outcome on the terminal (its warnings, or its errors and that the last good pages stay) and
+    to the page's status."""
+    if ok:
+        for ln in errors:   # warnings of a build that passed
+            if ln != DEFERRED:
+                print(f"warning: {ln}", file=sys.stderr, flush=True)
+        what = "the text of " if DEFERRED in errors else ""
+        print(f"preview: built {what}{profile} in {secs:.1f} s", flush=True)
+    else:
+        for ln in errors:
+            print(ln, file=sys.stderr, flush=True)
+        print(f"preview: the build failed ({secs:.1f} s); serving the last good pages", file=sys.stderr, flush=True)
+    state.publish(ok, errors)
+
+
 def run(args: argparse.Namespace) -> int:
     """``preview``, its options parsed (:mod:`bookbuild.cli`)."""
     # Ctrl-C (and a polite kill) stop the preview cleanly, even where the shell that started it
@@ -556,17 +572,7 @@ def run(args: argparse.Namespace) -> int:
     state = State()
 
     def report(ok, errors, secs):
-        if ok:
-            for ln in errors:   # warnings of a build that passed
-                if ln != DEFERRED:
-                    print(f"warning: {ln}", file=sys.stderr, flush=True)
-            what = "the text of " if DEFERRED in errors else ""
-            print(f"preview: built {what}{profile} in {secs:.1f} s", flush=True)
-        else:
-            for ln in errors:
-                print(ln, file=sys.stderr, flush=True)
-            print(f"preview: the build failed ({secs:.1f} s); serving the last good pages", file=sys.stderr, flush=True)
-        state.publish(ok, errors)
+        report_build(state, profile, ok, errors, secs)
 
     try:
         server = Server(("127.0.0.1", args.port), make_handler(book_dir, state))
