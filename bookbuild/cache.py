@@ -57,8 +57,11 @@ def sha256_bytes(*parts: bytes) -> str:
 
 
 def file_digest(path: Path | str) -> str:
+    """A file by its content; a folder is "folder" (a path looked up may be one), anything else "missing"."""
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except IsADirectoryError:
+        return "folder"
     except OSError:
         return "missing"
 

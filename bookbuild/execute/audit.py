@@ -1,6 +1,7 @@
 """Which project files a computation opens while it runs (one audit hook per process), and, for a
 chapter's run, every other input its code reads (:func:`record_inputs`): files outside the project (in
-HOME, anywhere), folders listed (``glob("notes/*.md")``, ``os.listdir``), environment variables read.
+HOME, anywhere), paths looked up (``os.path.exists``, ``Path.is_file``: a file created later counts),
+folders listed (``glob("notes/*.md")``, ``os.listdir``), environment variables read.
 
 The cache checks them on reuse, so a cell (or a check) that reads a data file its key did not foresee
 still re-runs when that file changes. Imports count (a compiled ``__pycache__/x.pyc`` as its ``x.py``).
@@ -15,6 +16,7 @@ import hashlib
 import os
 import site
 import sys
+import threading
 from pathlib import Path
 from typing import Iterable
 
@@ -164,6 +166,58 @@ def _hook(event, args):
         i.file(p)
 
 
+def _looked_up(path, dir_fd=None) -> None:
+    """A path whose existence, kind or size was looked up (``os.stat``, ``os.path.exists``, ``Path.is_file``):
+    recorded as a file read, so that creating, removing or changing it runs the cell again."""
+    if dir_fd is not None or isinstance(path, int):
+        return
+    try:
+        p = os.path.abspath(os.fsdecode(path))
+    except (TypeError, ValueError):
+        return
+    for r in _ACTIVE:
+        r.note(p)
+    for i in _INPUTS:
+        i.file(p)
+
+
+_LOOKING = threading.local()
+
+
+def _asked_by_a_cell() -> bool:
+    """A lookup made by a cell's code, or by code a cell called: not the runner's own (it resolves the
+    project's folders, looks for its outputs) nor an import's."""
+    f = sys._getframe(2)
+    while f is not None:
+        name = f.f_code.co_filename
+        if name.endswith(".qmd") or name.startswith("<inline "):
+            return True
+        if name.startswith("<frozen importlib"):
+            return False
+        f = f.f_back
+    return False
+
+
+def _watching(real):
+    """``os.stat`` or ``os.lstat`` that records the path looked up (Python has no audit event for it; the
+    import system calls its own ``stat`` and is not seen)."""
+    def stat(path, *args, **kwargs):
+        if (_ACTIVE or _INPUTS) and not getattr(_LOOKING, "up", False) and _asked_by_a_cell():
+            _LOOKING.up = True   # recording resolves the path, which stats it again
+            try:
+                _looked_up(path, kwargs.get("dir_fd"))
+            finally:
+                _LOOKING.up = False
+        return real(path, *args, **kwargs)
+    stat.__name__, stat.__doc__, stat.__wrapped__ = real.__name__, real.__doc__, real
+    return stat
+
+
+def _watch_lookups() -> None:
+    if not hasattr(os.stat, "__wrapped__"):
+        os.stat, os.lstat = _watching(os.stat), _watching(os.lstat)
+
+
 class _WatchedEnviron(os._Environ):
     """``os.environ`` while a chapter runs: every variable read (``os.environ[...]``, ``get``, ``getenv``,
     ``in``) is recorded."""
@@ -198,6 +252,7 @@ def record_inputs(root: Path, skip: list[Path], covered: list[Path]) -> _Inputs:
     """From now on in this process (a chapter's own): the inputs its code reads beyond the project's files
     (``skip``: the build's own folders; ``covered``: what the environment digest covers)."""
     _install()
+    _watch_lookups()
     i = _Inputs(root, skip, covered)
     _INPUTS.append(i)
     if type(os.environ) is os._Environ:

@@ -548,7 +548,8 @@ def test_a_raw_typst_read_outside_the_book_is_one_line_naming_the_chapter(world)
 
 @pytest.mark.parametrize("what", ["a file in HOME", "a file outside the project", "a folder listed",
                                   "a folder of the project listed", "a variable", "a file a program read",
-                                  "a variable a program read"])
+                                  "a variable a program read", "a file outside the project looked for",
+                                  "a project file looked for", "a folder looked for"])
 def test_every_input_a_cell_reads_is_in_its_cache_key(world, what):
     """A cell's inputs beyond the project's files: files anywhere, folders listed, variables read; each
     changed, the chapter runs again (before: the old value was served without a word)."""
@@ -562,6 +563,10 @@ def test_every_input_a_cell_reads_is_in_its_cache_key(world, what):
             "a folder listed": f"str(len(os.listdir({str(elsewhere / 'many')!r})))",
             "a folder of the project listed": "str(len(glob.glob('../notes/*.md')))",
             "a variable": "os.environ.get('BOOK_TEST_VALUE', '1')",
+            # only looked up, never opened (before: created later, the old answer was served)
+            "a file outside the project looked for": f"str(1 + os.path.exists({str(elsewhere / 'flag')!r}))",
+            "a project file looked for": "str(1 + pathlib.Path('../notes/flag.md').is_file())",
+            "a folder looked for": f"str(1 + os.path.isdir({str(elsewhere / 'made')!r}))",
             # what a program reads is out of sight: a chapter that starts one runs again in every build
             "a file a program read": f"subprocess.run(['cat', {str(elsewhere / 'value.txt')!r}], "
                                      "capture_output=True, text=True).stdout.strip()",
@@ -571,7 +576,7 @@ def test_every_input_a_cell_reads_is_in_its_cache_key(world, what):
     (elsewhere / "value.txt").write_text("1\n", encoding="utf-8")
     (elsewhere / "many").mkdir()
     (elsewhere / "many" / "one").write_text("", encoding="utf-8")
-    world.append(CHAPTER, "\n```{python}\n#| label: calc-input\nimport glob, os, subprocess\n"
+    world.append(CHAPTER, "\n```{python}\n#| label: calc-input\nimport glob, os, pathlib, subprocess\n"
                           f"class Input:\n    value = {read}\n```\n\nThe input reads `{{python}} Input.value`.\n")
     page = lambda: (world.root / "_book/en/appendix/ref.html").read_text(encoding="utf-8")  # noqa: E731
     r = world.run("render", "--profile", "en", "--formats", "html", env=world.env(BOOK_TEST_VALUE="1"))
@@ -585,6 +590,12 @@ def test_every_input_a_cell_reads_is_in_its_cache_key(world, what):
         (elsewhere / "many" / "two").write_text("", encoding="utf-8")
     elif what == "a folder of the project listed":
         (notes / "b.md").write_text("b\n", encoding="utf-8")
+    elif what == "a file outside the project looked for":
+        (elsewhere / "flag").write_text("", encoding="utf-8")
+    elif what == "a project file looked for":
+        (notes / "flag.md").write_text("", encoding="utf-8")
+    elif what == "a folder looked for":
+        (elsewhere / "made").mkdir()
     r = world.run("render", "--profile", "en", "--formats", "html", env=world.env(BOOK_TEST_VALUE="2"))
     assert r.returncode == 0, r.stderr
     assert "executed 1 chapter(s), 1 from the cache" in r.stdout, r.stdout
