@@ -22,9 +22,8 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Sequence
+from typing import Mapping, Sequence
 
-from .settings import tool_environment
 
 _LOCK = threading.Lock()
 #: pid -> how it is stopped: "group" (a forked job leading its group), "polite" (a build we drive, in
@@ -224,11 +223,22 @@ def _reap() -> None:
             return
 
 
+def tool_environment(env: Mapping[str, str] | None = None) -> dict[str, str] | None:
+    """The environment of the tools the build runs (pandoc, git): the build's own, with a UTF-8 locale when
+    the user's is not one (``LANG=C``: pandoc could not name a file in a folder named in Chinese); None when the
+    build's own is fine as it is."""
+    env = os.environ if env is None else env
+    ctype = env.get("LC_ALL") or env.get("LC_CTYPE") or env.get("LANG") or ""
+    if "utf-8" in ctype.lower() or "utf8" in ctype.lower():
+        return None
+    return dict(env, LC_ALL="C.UTF-8")
+
+
 def run(cmd: Sequence[str], data: bytes | None = None, cwd: str | None = None,
         timeout: float | None = None, polite: bool = False,
         extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """``subprocess.run(cmd, input=data, capture_output=True)``, registered so that it dies with the build,
-    under a UTF-8 locale whatever the user's (:func:`~bookbuild.settings.tool_environment`), with ``extra_env``
+    under a UTF-8 locale whatever the user's (:func:`tool_environment`), with ``extra_env``
     added. ``polite``: the command is a build of ours (in its own group, stopped with SIGTERM first)."""
     if _STOPPING.is_set():
         raise KeyboardInterrupt("the build is stopping")

@@ -192,17 +192,6 @@ def git_revision(text: str) -> str:
     return text
 
 
-def tool_environment(env: Mapping[str, str] | None = None) -> dict[str, str] | None:
-    """The environment of the tools the build runs (pandoc, git): the build's own, with a UTF-8 locale when
-    the user's is not one (``LANG=C``: pandoc could not name a file in a folder named in Chinese); None when the
-    build's own is fine as it is."""
-    env = os.environ if env is None else env
-    ctype = env.get("LC_ALL") or env.get("LC_CTYPE") or env.get("LANG") or ""
-    if "utf-8" in ctype.lower() or "utf8" in ctype.lower():
-        return None
-    return dict(env, LC_ALL="C.UTF-8")
-
-
 def debug_requested(env: Mapping[str, str] | None = None) -> bool:
     """``BOOKBUILD_DEBUG``: an internal error prints its traceback."""
     return (os.environ if env is None else env).get("BOOKBUILD_DEBUG", "") not in ("", "0")

@@ -50,8 +50,11 @@ def chapter_job(doc: Document, opts: RunOptions, make_hooks: Callable[[], Hooks]
     reads = record_reads(opts.root, skip)
     inputs = record_inputs(opts.root, skip, list(covered))
     opts.on_cell = lambda file, line, tag: progress((file, line, tag))
-    with bounded_process(opts.output_cap, opts.memory_limit):
-        ec = Runner(doc, opts, make_hooks()).chapter()
+    runner = Runner(doc, opts, make_hooks())
+    with bounded_process(opts.output_cap, opts.memory_limit) as raw:
+        ec = runner.chapter()
+    if raw is not None and raw.over:   # after the last cell, by a process a cell left running
+        raise runner.left_running_error()
     return ec, sorted(reads), inputs.as_lists()
 
 

@@ -23,6 +23,7 @@ from typing import Iterable
 _ACTIVE: list["_Recorder"] = []
 _INPUTS: list["_Inputs"] = []
 _INSTALLED = [False]
+_LOOKING = threading.local()
 #: variables the runner itself sets for the cells (their values follow from the chapter's key)
 SET_BY_THE_RUNNER = frozenset({"QUARTO_PROFILE", "MPLBACKEND"})
 
@@ -143,6 +144,8 @@ def _started(event, args) -> None:
 
 
 def _hook(event, args):
+    if getattr(_LOOKING, "up", False):   # a lookup being recorded, or the runner's own reads (:func:`unrecorded`)
+        return
     if event in PROCESS_EVENTS:
         if _INPUTS:
             _started(event, args)
@@ -181,7 +184,6 @@ def _looked_up(path, dir_fd=None) -> None:
         i.file(p)
 
 
-_LOOKING = threading.local()
 
 
 def _asked_by_a_cell() -> bool:
@@ -231,6 +233,17 @@ class _WatchedEnviron(os._Environ):
         for i in _INPUTS:
             i.env.add(str(key))
         return super().__contains__(key)
+
+
+@contextlib.contextmanager
+def unrecorded():
+    """The runner's own reads in this thread (ending what the cells started reads ``/proc``): no input."""
+    before = getattr(_LOOKING, "up", False)
+    _LOOKING.up = True
+    try:
+        yield
+    finally:
+        _LOOKING.up = before
 
 
 def _install() -> None:

@@ -8,6 +8,9 @@ import signal
 import sys
 import threading
 
+from .. import procs
+from .audit import unrecorded
+
 
 class CellTimeout(BaseException):
     """Raised inside a cell by the alarm: a BaseException, so a cell's ``except Exception`` cannot
@@ -26,8 +29,6 @@ _IN_CELL = [False]
 def arm(seconds: float) -> None:
     """Start the time limit for one cell (``SIGALRM``; POSIX only, main thread)."""
     _IN_CELL[0] = True
-    if _RAW and _RAW[0].over:
-        raise RawOutputExceeded()
     if seconds and hasattr(signal, "setitimer"):
         def _raise(_sig, _frm):
             raise CellTimeout()
@@ -120,7 +121,9 @@ def limit_memory(megabytes: int) -> None:
 def bounded_process(output_cap: int, memory_mb: int):
     """A chapter's process: standard input at end-of-file (``/dev/null``, as a Jupyter kernel has no
     terminal), descriptors 1 and 2 capped at ``output_cap`` bytes (:class:`RawOutput`), the address space at
-    ``memory_mb`` MB (:func:`limit_memory`)."""
+    ``memory_mb`` MB (:func:`limit_memory`). Yields the :class:`RawOutput` (None without a cap); at the end,
+    what the process's cells started is ended first, so that the pipe is read to its end and ``over`` says
+    whether anything a cell left running wrote past the cap."""
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
@@ -130,8 +133,10 @@ def bounded_process(output_cap: int, memory_mb: int):
         _RAW.append(raw)
     limit_memory(memory_mb)
     try:
-        yield
+        yield raw
     finally:
         if raw:
+            with unrecorded():
+                procs.kill_tree(os.getpid(), group=False, self_too=False)   # their write ends close
             _RAW.remove(raw)
             raw.close()

@@ -121,6 +121,7 @@ class Runner:
         self.module = C.new_module(self._display)
         self.ns = self.module.__dict__
         self._outputs: C.Outputs | None = None
+        self.last_ran: Cell | None = None   # the cell that ran last (a process it left running may write after it)
         self.inline: list[InlineUse] = []
         self.cells: list[CellInfo] = []
         self.blocks: list[list[str]] = []                     # each rendered cell's output lines
@@ -243,6 +244,9 @@ class Runner:
         self._prepare_matplotlib(cell, code.tree)
         self._outputs = outputs
         undo = _patch_ipython(self._display) if "IPython" in sys.modules else None
+        if raw_output_exceeded():   # written between cells, by a process an earlier cell left running
+            raise self.left_running_error()
+        self.last_ran = cell
         try:
             with contextlib.redirect_stdout(outputs), contextlib.redirect_stderr(io.StringIO()):
                 arm(self.opts.cell_timeout)
@@ -279,8 +283,8 @@ class Runner:
                                         "or raise --cell-timeout", tag)
         if isinstance(e, RawOutputExceeded):
             return CellError(rel, line, f"the cell wrote more than {self.opts.output_cap:,} bytes to the "
-                                        "process's output (os.write, a child process; the output limit of a "
-                                        "chapter's process): write less", tag)
+                                        "process's output (os.write, a child process, or one an earlier cell left "
+                                        "running; the output limit of a chapter's process): write less", tag)
         if isinstance(e, MemoryError) and self.opts.memory_limit:
             return CellError(rel, line, f"the cell ran out of memory (a chapter's process may use "
                                         f"{self.opts.memory_limit:,} MB): use less, or raise --memory-limit", tag)
@@ -290,6 +294,16 @@ class Runner:
         if inner and inner[0] != filename and not inner[0].startswith("<"):
             msg += f" (raised in {_rel(Path(inner[0]), self.root)}:{inner[1]}, {inner[2]})"
         return CellError(rel, line, msg, tag)
+
+    def left_running_error(self) -> CellError:
+        """The chapter's process got more than the cap on its output after :attr:`last_ran` ended: from a
+        process that cell, or an earlier one, left running (``subprocess.Popen`` not waited for)."""
+        cell = self.last_ran
+        where = (cell.head.file, cell.head.line, cell.tag) if cell else (Path(self.doc.path).as_posix(), None, "")
+        return CellError(where[0], where[1], f"a process this cell or an earlier one left running wrote more than "
+                                             f"{self.opts.output_cap:,} bytes to the chapter process's output after "
+                                             "the cell ended (the output limit of a chapter's process): wait for it "
+                                             "(subprocess.run), or write less", where[2])
 
     def _prepare_matplotlib(self, cell: Cell, tree: ast.Module) -> None:
         wants = ("fig-width" in cell.options or "fig-height" in cell.options

@@ -239,9 +239,38 @@ def test_a_cell_flooding_its_raw_descriptors_is_stopped_at_the_output_cap(world,
     assert len(r.stdout) + len(r.stderr) < 1_100_000, "more than the cap reached the terminal"
     last = r.stderr.rstrip("\n").rsplit("\n", 1)[-1]
     m = re.fullmatch(rf"{CHAPTER}:(\d+): \[calc-flood\] the cell wrote "
-                        r"more than 1,000,000 bytes to the process's output \(os.write, a child process; the output "
+                        r"more than 1,000,000 bytes to the process's output \(os.write, a child process, or one an earlier cell "
+                        r"left running; the output "
                         r"limit of a chapter's process\): write less", last)
     assert m and line + 2 <= int(m.group(1)) <= line + 4, last   # a line of the cell (where the signal found it)
+
+
+LEFT_RUNNING = (r"{file}:{line}: \[{tag}\] a process this cell or an earlier one left running wrote more than "
+                r"1,000,000 bytes to the chapter process's output after the cell ended \(the output limit of a "
+                r"chapter's process\): wait for it \(subprocess.run\), or write less")
+
+
+def test_a_child_left_running_that_floods_after_the_last_cell_is_bounded_and_said(world, tmp_path):
+    """A process the chapter's last cell started and did not wait for, writing 30 MB after that cell ended
+    (it starts on a marker file the cell writes last): it ends with the chapter, and if what it
+    wrote passed the cap that is said, naming the cell (before: about 1 MB on the terminal, exit 0, no word:
+    the build waited two seconds for the pipe while the child went on)."""
+    ended = tmp_path / "cell-ended"
+    child = tmp_path / "flood.py"
+    child.write_text(f"import os, pathlib, time\nwhile not pathlib.Path({str(ended)!r}).exists(): time.sleep(0.01)\n"
+                     "for i in range(300):\n    os.write(1, b'x' * 100_000)\n", encoding="utf-8")
+    line = world.append(CHAPTER, "\n```{python}\n#| label: calc-left\nimport pathlib, subprocess, sys\n"
+                                 f"subprocess.Popen([sys.executable, {str(child)!r}])\n"
+                                 f"pathlib.Path({str(ended)!r}).write_text('x')\n```\n")
+    r = world.run("check", "--profile", "en", timeout=120)
+    said = len(r.stdout) + len(r.stderr)
+    assert said < 1_100_000, "more than the cap reached the terminal"
+    last = r.stderr.rstrip("\n").rsplit("\n", 1)[-1]
+    if r.returncode == 0:   # ended before it had written the cap: nothing to say
+        assert said < 1_000_000 and "Traceback" not in r.stderr, last
+    else:
+        assert r.returncode == 1 and re.fullmatch(
+            LEFT_RUNNING.format(file=re.escape(CHAPTER), line=line + 1, tag="calc-left"), last), last
 
 
 def test_a_cell_reading_standard_input_reads_end_of_file(world):

@@ -108,3 +108,25 @@ def test_the_displayed_value_follows_jupyters_rule():
     assert shown("1 + 1\n") == 2
     assert shown("1 + 1;  # hidden\n") is None
     assert shown("x = 1\n") is None
+
+
+def test_raw_output_past_the_cap_between_cells_names_the_cell_before(tmp_path, monkeypatch):
+    """The chapter's process got more than its raw-output cap between two cells (from a process the first
+    left running): the error names the cell that ran, not the next one as the writer."""
+    from bookbuild.execute import limits
+    (tmp_path / "ch.qmd").write_text("---\ntitle: t\n---\n\n```{python}\n#| label: calc-start\nx = 1\n```\n\n"
+                                     "```{python}\n#| label: calc-next\ny = 2\n```\n", encoding="utf-8")
+    runner = Runner(parse("ch.qmd", tmp_path), RunOptions(root=tmp_path, fig_dir=tmp_path, md_dir=tmp_path,
+                                                               output_cap=1000))
+    flooded = type("Raw", (), {"over": False})()
+    monkeypatch.setattr(limits, "_RAW", [flooded])
+    real = runner.hooks.after_cell
+    def after(cell, ns):   # the pipe passes the cap as the first cell ends
+        real(cell, ns)
+        flooded.over = True
+    monkeypatch.setattr(runner.hooks, "after_cell", after)
+    with pytest.raises(CellError) as e:
+        runner.chapter()
+    assert str(e.value) == ("ch.qmd:5: [calc-start] a process this cell or an earlier one left running wrote more "
+                            "than 1,000 bytes to the chapter process's output after the cell ended (the output limit "
+                            "of a chapter's process): wait for it (subprocess.run), or write less")
