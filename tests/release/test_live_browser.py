@@ -397,9 +397,24 @@ def test_a_missing_or_damaged_live_file_is_said_in_the_pages_language_with_the_s
         ctx.close()
 
 
-def _put_snapshot(page, shape: str) -> None:
-    """A damaged snapshot where live mode keeps its own: bytes that do not match their digest, or bytes with a
-    matching digest that are not a snapshot at all."""
+def _put_snapshot(page, server: str, shape: str) -> None:
+    """A damaged snapshot where live mode keeps its own: bytes that do not match their digest, bytes with a
+    matching digest that are not a snapshot at all, or the snapshot a visit saved with its memory damaged and
+    the digest made to match (it has a snapshot's shape: Pyodide itself refuses it)."""
+    if shape == "memory-damaged":
+        page.goto(server + EN + "?live=1")        # a first visit saves a good snapshot
+        page.wait_for_function("() => window.MLSYSIM_LIVE && window.MLSYSIM_LIVE.timings.snapshot_saved",
+                               timeout=BOOT_TIMEOUT_MS)
+        page.evaluate("""async () => {
+            const c = await caches.open('mlsysim-live-snapshots');
+            const k = (await c.keys())[0], b = new Uint8Array(await (await c.match(k)).arrayBuffer());
+            const head = new Uint32Array(b.buffer, 0, 3)[1];
+            for (let i = head; i < b.length; i += 97) b[i] ^= 0x5a;
+            const d = new Uint8Array(await crypto.subtle.digest('SHA-256', b));
+            await c.put(k, new Response(b, {headers: {'X-Mlsysim-Sha256':
+                Array.from(d).map(x => x.toString(16).padStart(2, '0')).join('')}}));
+        }""")
+        return
     page.evaluate("""async shape => {
         const v = (await (await fetch('live/manifest.json')).json()).version;
         const bytes = new Uint8Array(300000).fill(7);
@@ -414,13 +429,13 @@ def _put_snapshot(page, shape: str) -> None:
     }""", shape)
 
 
-@pytest.mark.parametrize("shape", ["digest-differs", "digest-matches"])
+@pytest.mark.parametrize("shape", ["digest-differs", "digest-matches", "memory-damaged"])
 def test_a_damaged_snapshot_is_discarded_and_live_mode_starts(browser, server, shape):
     ctx = browser.new_context()
     try:
         page = ctx.new_page()
         page.goto(server + "en/index.html")
-        _put_snapshot(page, shape)
+        _put_snapshot(page, server, shape)
         page.goto(server + EN + "?live=1")
         page.wait_for_function("() => ['ready', 'error'].includes(document.documentElement.getAttribute('data-mlsysim-live'))",
                                timeout=BOOT_TIMEOUT_MS)

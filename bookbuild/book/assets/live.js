@@ -126,17 +126,20 @@
        memory snapshot, kept by the browser per version of the live files); a first visit makes it */
     var snapKey = window.location.origin + "/mlsysim-live-snapshot?v=" + encodeURIComponent(manifest.version);  /* both books */
     var snap = await snapshot.load(snapKey);
-    var opts = { indexURL: base + "pyodide/", lockFileURL: base + "pyodide/pyodide-lock.json", packages: [],
-                 fullStdLib: false, stdout: function () {}, stderr: function () {} };
-    if (snap) opts._loadSnapshot = snap; else if (snapshot.can()) opts._makeSnapshot = true;
+    function options(from) {   /* a new object each time: loadPyodide writes into the one it is given */
+      var o = { indexURL: base + "pyodide/", lockFileURL: base + "pyodide/pyodide-lock.json", packages: [],
+                fullStdLib: false, stdout: function () {}, stderr: function () {} };
+      if (from) o._loadSnapshot = from; else if (snapshot.can()) o._makeSnapshot = true;
+      return o;
+    }
+    var opts = options(snap);
     try {
       py = await mod.loadPyodide(opts);
     } catch (e) {
       if (!snap) throw e;
       await snapshot.discard(snapKey);     /* a snapshot Pyodide cannot start from: start as a first visit */
       snap = null;
-      delete opts._loadSnapshot;
-      opts._makeSnapshot = true;           /* and make a good one for the next visit */
+      opts = options(null);                /* and make a good one for the next visit */
       py = await mod.loadPyodide(opts);
     }
     timings.restored = !!snap;
