@@ -1,7 +1,7 @@
 """A content cache that cannot serve a stale or a tampered entry (unlike Quarto's ``freeze``, quarto-cli #6793).
 
-Keys are digests of everything that can change a result. What code is involved is never a hand-kept
-list: :func:`environment_digest` covers whole code trees (bookbuild's own, and the libraries the
+Every entry is named by the :class:`Inputs` its step declares (its kind, the environment, its values, the
+files it reads by digest): the one way a key is made. What code is involved is never a hand-kept list: :func:`environment_digest` covers whole code trees (bookbuild's own, and the libraries the
 chapters import), the data folders named, Python's version and every installed distribution.
 
 Entries verify themselves: each carries a digest of its content (and the cache's format), checked on
@@ -17,7 +17,8 @@ import os
 import shutil
 import sys
 import tempfile
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -25,7 +26,7 @@ CACHE_FORMAT = "3"   # 3: the seal covers the entry's kind and key
 MAGIC = b"bookbuild-cache"
 
 #: every kind of entry the build keeps, and what one holds (a kind not listed here is refused: a new step
-#: declares its kind here). Each key starts from the environment digest unless said.
+#: declares its kind here). An entry is named by its step's :class:`Inputs`.
 KINDS = {
     "pandoc": "one pandoc run's output, by its input, options and pandoc's version",
     "pandoc-piece": "a chapter's piece (a block or a run of blocks) read into pandoc's AST",
@@ -42,6 +43,7 @@ KINDS = {
     "fragment": "a chapter's HTML body",
     "outline": "a page's contents and search records",
     "pdf": "a typeset PDF, by its typst source, fonts and typst's version",
+    "render": "a rendered book's stamp, kept in the book's own folder (not in the store): everything it was made of",
     "font": "a font subset for the EPUB",
     "unchanged": "the record of a build that changed nothing (its inputs and what it printed)",
     "library": "what a chapter's library keeps through the build (its drawings and data), by the library's own key",
@@ -54,6 +56,53 @@ def sha256_bytes(*parts: bytes) -> str:
         h.update(len(p).to_bytes(8, "little"))
         h.update(p)
     return h.hexdigest()
+
+
+def _part(value: Any) -> bytes:
+    """One declared value as the bytes its key digests, tagged by its type (``"1"`` and ``1`` differ)."""
+    if isinstance(value, bytes):
+        return b"b" + value
+    if isinstance(value, str):
+        return b"s" + value.encode("utf-8", "surrogatepass")
+    return b"j" + json.dumps(value, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a step's result depends on, declared by the step: the name of its cache entry.
+
+    ``kind`` is one of :data:`KINDS`; ``environment`` the build's :func:`environment_digest` (or another
+    identity of the code, a tool's version); ``values`` what the step reads that is not a file (texts,
+    options, other steps' keys: bytes, a string, or anything JSON writes); ``files`` the files it reads,
+    each by its digest. Files a step reads that it cannot name before it runs are recorded while it runs
+    (:class:`Watch`) and checked on reuse. The key is the digest of all of it, computed once, when asked."""
+    kind: str
+    values: tuple = ()
+    environment: str = ""
+    files: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"cache kind {self.kind!r} is not declared in bookbuild.cache.KINDS")
+
+    @cached_property
+    def key(self) -> str:
+        return sha256_bytes(self.kind.encode(), self.environment.encode(), *map(_part, self.values),
+                            *(f"{name}:{digest}".encode("utf-8", "surrogatepass") for name, digest in self.files))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An entry named by a key one step recorded of another's :class:`Inputs` (the last run of a chapter's
+    cells points at its executed chapter); a key that is not a digest names nothing (ValueError)."""
+    kind: str
+    key: str
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"cache kind {self.kind!r} is not declared in bookbuild.cache.KINDS")
+        if not (isinstance(self.key, str) and len(self.key) == 64 and all(c in "0123456789abcdef" for c in self.key)):
+            raise ValueError(f"not a cache key: {self.key!r}")
 
 
 def file_digest(path: Path | str) -> str:
@@ -197,8 +246,8 @@ class Watch:
 
 
 class Store:
-    """Entries in ``<folder>/<kind>/<key[:2]>/<key>``; nothing at all when ``folder`` is None (--no-cache).
-    Every kind is one of :data:`KINDS`."""
+    """Entries in ``<folder>/<kind>/<key[:2]>/<key>``, each named by the :class:`Inputs` of its step; nothing at
+    all when ``folder`` is None (--no-cache)."""
 
     def __init__(self, folder: Path | None):
         self.folder = Path(folder) if folder else None
@@ -210,10 +259,11 @@ class Store:
     def enabled(self) -> bool:
         return self.folder is not None
 
-    def entry(self, kind: str, key: str) -> Path:
+    def entry(self, inputs: Inputs | Entry) -> Path:
+        return self._path(inputs.kind, inputs.key)
+
+    def _path(self, kind: str, key: str) -> Path:
         assert self.folder is not None
-        if kind not in KINDS:
-            raise ValueError(f"cache kind {kind!r} is not declared in bookbuild.cache.KINDS")
         return self.folder / kind / key[:2] / key
 
     def _discard(self, path: Path, why: str) -> None:
@@ -222,10 +272,11 @@ class Store:
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
     # -- blobs: a pandoc output, a PDF, a verification result
-    def get_blob(self, kind: str, key: str) -> bytes | None:
-        if not self.enabled:
-            return None
-        path = self.entry(kind, key)
+    def get_blob(self, inputs: Inputs) -> bytes | None:
+        return self._get(inputs.kind, inputs.key) if self.enabled else None
+
+    def _get(self, kind: str, key: str) -> bytes | None:
+        path = self._path(kind, key)
         if path.is_dir():   # an entry in an older layout
             self._discard(path, "from another version of bookbuild")
             self.misses += 1
@@ -243,36 +294,43 @@ class Store:
         self.hits += 1
         return data
 
-    def put_blob(self, kind: str, key: str, data: bytes) -> None:
+    def put_blob(self, inputs: Inputs, data: bytes) -> None:
         if self.enabled:
-            try:
-                _write_atomic(self.entry(kind, key), _seal(f"{kind}/{key}", data))
-            except OSError:
-                pass
+            self._put(inputs.kind, inputs.key, data)
 
-    def get_json(self, kind: str, key: str) -> Any:
-        raw = self.get_blob(kind, key)
+    def _put(self, kind: str, key: str, data: bytes) -> None:
+        try:
+            _write_atomic(self._path(kind, key), _seal(f"{kind}/{key}", data))
+        except OSError:
+            pass
+
+    def get_json(self, inputs: Inputs) -> Any:
+        return self._get_json(inputs.kind, inputs.key) if self.enabled else None
+
+    def _get_json(self, kind: str, key: str) -> Any:
+        raw = self._get(kind, key)
         if raw is None:
             return None
         try:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
-            self._discard(self.entry(kind, key), "not the JSON it should hold")
+            self._discard(self._path(kind, key), "not the JSON it should hold")
             return None
 
-    def put_json(self, kind: str, key: str, value: Any) -> None:
+    def put_json(self, inputs: Inputs, value: Any) -> None:
         """Store ``value`` as JSON, keeping the order of its mappings (an order can carry meaning)."""
-        self.put_blob(kind, key, json.dumps(value, ensure_ascii=False, default=str).encode("utf-8"))
+        self.put_blob(inputs, _json_bytes(value))
 
-    def memo(self, kind: str, key: str, compute: Callable[[], Any], accept: Callable[[Any], bool] | None = None,
+    def memo(self, inputs: Inputs | None, compute: Callable[[], Any], accept: Callable[[Any], bool] | None = None,
              *, keep: Callable[[Any], bool] | None = None, watch: Watch | None = None) -> Any:
-        """The one memo: ``compute()``'s JSON result kept under ``key``, whose parts are the step's declared
-        inputs (the environment, values, files by digest). ``watch``: the project files the step reads are
-        recorded while it runs and kept with the result; on reuse each must have its digest, else the step
-        runs again. ``accept``: a kept result of another shape runs again; ``keep``: which results are kept
-        (default: any but None). With the cache off (or no key) it always runs."""
-        if self.enabled and key:
-            hit = self.get_json(kind, key)
+        """The one memo: ``compute()``'s JSON result kept under its declared ``inputs``. ``watch``: the project
+        files the step reads are recorded while it runs and kept with the result; on reuse each must have its
+        digest, else the step runs again. ``accept``: a kept result of another shape runs again; ``keep``:
+        which results are kept (default: any but None). With the cache off (or ``inputs`` None: a step that
+        cannot declare them) it always runs."""
+        kept = self.enabled and inputs is not None
+        if kept:
+            hit = self.get_json(inputs)
             if watch is not None:
                 fresh = isinstance(hit, dict) and "value" in hit and isinstance(hit.get("reads"), dict) \
                     and unchanged(watch.root, hit["reads"])
@@ -289,26 +347,26 @@ class Store:
                 out = compute()
             reads = set(mine)
             watch.read.update(reads)
-        if self.enabled and key and (keep(out) if keep is not None else out is not None):
-            self.put_json(kind, key, out if watch is None else {"value": out, "reads": digests(watch.root, reads)})
+        if kept and (keep(out) if keep is not None else out is not None):
+            self.put_json(inputs, out if watch is None else {"value": out, "reads": digests(watch.root, reads)})
         return out
 
     # -- trees: JSON data with files beside it (an executed chapter and its figures)
-    def get_tree(self, kind: str, key: str) -> tuple[Any, Path] | None:
+    def get_tree(self, inputs: Inputs | Entry) -> tuple[Any, Path] | None:
         """The entry's data and the folder holding its files (each file verified), or None."""
         if not self.enabled:
             return None
-        folder = self.entry(kind, key)
+        folder, index = self.entry(inputs), inputs.kind + "-index"
         if not folder.is_dir():
             self.misses += 1
             return None
-        got = self.get_json(kind + "-index", key)
+        got = self._get_json(index, inputs.key)
         if got is None:
             self.misses += 1
             return None
         if not (isinstance(got, dict) and "data" in got and isinstance(got.get("files"), dict)):
             self._discard(folder, "listed by an index of another shape")
-            self.entry(kind + "-index", key).unlink(missing_ok=True)
+            self._path(index, inputs.key).unlink(missing_ok=True)
             self.misses += 1
             return None
         for rel, digest in got["files"].items():
@@ -318,11 +376,11 @@ class Store:
                 return None
         return got["data"], folder
 
-    def put_tree(self, kind: str, key: str, data: Any, files: dict[str, Path]) -> None:
+    def put_tree(self, inputs: Inputs, data: Any, files: dict[str, Path]) -> None:
         """Store ``data`` and copies of ``files`` (relative name -> file)."""
         if not self.enabled:
             return
-        final = self.entry(kind, key)
+        final = self.entry(inputs)
         try:
             final.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
@@ -332,23 +390,25 @@ class Store:
             if final.exists():
                 shutil.rmtree(final, ignore_errors=True)
             os.replace(tmp, final)
-            self.put_json(kind + "-index", key, {"data": data, "files": {r: file_digest(final / r) for r in files}})
+            self._put(inputs.kind + "-index", inputs.key,
+                      _json_bytes({"data": data, "files": {r: file_digest(final / r) for r in files}}))
         except OSError:
             shutil.rmtree(locals().get("tmp", final.parent / ".none"), ignore_errors=True)
 
 
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, default=str).encode("utf-8")
+
+
 class LibraryStore:
     """The build's store as a chapter's library reaches it (its protocol: ``get`` and ``put`` of bytes by kind
-    and key): every entry under the kind ``library``, the library's kind part of the key."""
+    and key): every entry under the kind ``library``, the library's kind and key its values."""
 
     def __init__(self, store: Store):
         self.store = store
 
-    def _key(self, kind: str, key: str) -> str:
-        return sha256_bytes(b"library", kind.encode(), key.encode())
-
     def get(self, kind: str, key: str) -> bytes | None:
-        return self.store.get_blob("library", self._key(kind, key))
+        return self.store.get_blob(Inputs("library", (kind, key)))
 
     def put(self, kind: str, key: str, data: bytes) -> None:
-        self.store.put_blob("library", self._key(kind, key), data)
+        self.store.put_blob(Inputs("library", (kind, key)), data)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .bibliography import Bibliography
-from .cache import Store, sha256_bytes
+from .cache import Inputs, Store
 from .errors import BuildError, CitationError, XrefError
 from .execute import ExecutedChapter
 from .numbering import Index, citations, references
@@ -36,19 +36,19 @@ class CheckContext:
     environment: str = ""                                       # the digest every key starts from
     data_dirs: tuple[str, ...] = ()                             # the data folders the chapters read (Settings)
 
-    def _key(self, kind: str, parts: list[bytes]) -> str:
-        return sha256_bytes(b"check-memo", kind.encode(), self.environment.encode(), *parts)
+    def _key(self, kind: str, parts: list[bytes]) -> Inputs:
+        return Inputs("check-memo", (kind, *parts), self.environment)
 
     def memo(self, kind: str, parts: list[bytes], compute: Callable[[], Any],
              accept: Callable[[Any], bool] | None = None) -> Any:
         """``compute()``'s JSON result, kept under its inputs (bytes): a check's work over one document
         (``kind``, the work's name, is part of the key)."""
-        return self.store.memo("check-memo", self._key(kind, parts), compute, accept)
+        return self.store.memo(self._key(kind, parts), compute, accept)
 
     def unless_passed(self, kind: str, parts: list[bytes], run: Callable[[], list[BuildError]]) -> list[BuildError]:
         """``run()``'s errors, or none when it passed over the same inputs before (a pass is kept, never
         an error: what fails is checked, and said, again)."""
-        return self.store.memo("check-memo", self._key(kind, parts), run, keep=lambda errors: not errors)
+        return self.store.memo(self._key(kind, parts), run, keep=lambda errors: not errors)
 
     def text_of(self, rel: str) -> str | None:
         """A chapter's text as written, from its parsed document (None when no profile lists it)."""

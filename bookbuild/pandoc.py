@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from . import pieces, procs
-from .cache import file_digest, sha256_bytes
+from .cache import Inputs, file_digest
 from .errors import RenderError
 
 #: pandoc's reader: Pandoc markdown as Quarto feeds it (tex math, citations, fenced divs,
@@ -60,16 +60,16 @@ class Pandoc:
                                           "(pip install pypandoc-binary) or set PANDOC to a pandoc binary") from None
         return f"{self.path}:{st.st_size}:{st.st_mtime_ns}"
 
-    def _key(self, args: list[str], text: str) -> str:
-        return sha256_bytes(b"pandoc", self.identity.encode(), "\0".join(args).encode(), text.encode("utf-8"),
-                            *(d.encode() for d in read_files(args)))
+    def _key(self, args: list[str], text: str) -> Inputs:
+        """A run depends on pandoc (its identity), its arguments, the text and the files the arguments name."""
+        return Inputs("pandoc", ("\0".join(args), text, read_files(args)), self.identity)
 
-    def _kept(self, args: list[str], text: str) -> tuple[str, bytes | None]:
-        """The cache key of pandoc ``args`` on ``text`` ("" without a store) and the output kept under it."""
+    def _kept(self, args: list[str], text: str) -> tuple[Inputs | None, bytes | None]:
+        """The inputs of pandoc ``args`` on ``text`` (None without a store) and the output kept under them."""
         if self.store is None or not self.store.enabled:
-            return "", None
+            return None, None
         key = self._key(args, text)
-        return key, self.store.get_blob("pandoc", key)
+        return key, self.store.get_blob(key)
 
     def _fresh(self, args: list[str], text: str, where: str) -> str:
         """pandoc ``args`` on ``text``, run now; a warning is an error."""
@@ -82,12 +82,12 @@ class Pandoc:
 
     def run(self, args: list[str], text: str, where: str = "", keep: bool = True) -> str:
         """pandoc ``args`` on ``text``; a warning is an error. Outputs are cached by content (``keep``)."""
-        key, hit = self._kept(args, text) if keep else ("", None)
+        key, hit = self._kept(args, text) if keep else (None, None)
         if hit is not None:
             return hit.decode("utf-8")
         out = self._fresh(args, text, where)
-        if key:
-            self.store.put_blob("pandoc", key, out.encode("utf-8"))
+        if key is not None:
+            self.store.put_blob(key, out.encode("utf-8"))
         return out
 
     def md_to_ast(self, text: str, where: str = "") -> dict:
@@ -98,14 +98,14 @@ class Pandoc:
         if hit is not None:
             return json.loads(hit)
         ast = None
-        if key:
+        if key is not None:
             try:
                 ast = pieces.read(text, lambda t: self._fresh(args, t, where), self.store, f"{self.identity}\0{READER}")
             except RenderError:
                 ast = None   # the whole text is read below: its own message, at its own line
         out = json.dumps(ast, ensure_ascii=False) if ast is not None else self._fresh(args, text, where)
-        if key:
-            self.store.put_blob("pandoc", key, out.encode("utf-8"))
+        if key is not None:
+            self.store.put_blob(key, out.encode("utf-8"))
         return ast if ast is not None else json.loads(out)
 
 

@@ -29,7 +29,7 @@ import json
 import re
 from typing import Any, Callable
 
-from .cache import sha256_bytes
+from .cache import Inputs
 from .pandoc_ast import iter_elements, stringify
 from .text import find_fences, front_matter_end
 
@@ -163,10 +163,12 @@ def read(text: str, run: Callable[[str], str], store: Any, salt: str) -> dict | 
     parts = pieces(text)
     if parts is None or len(parts) < 2:
         return None
-    keys = [sha256_bytes(KIND.encode(), salt.encode(), p.encode("utf-8")) for p in parts]
+    inputs = [Inputs(KIND, (p,), salt) for p in parts]
+    keys = [i.key for i in inputs]
+    declared = dict(zip(keys, inputs))
     got: dict[str, dict] = {}
     for k in dict.fromkeys(keys):
-        entry = _entry(store.get_blob(KIND, k))
+        entry = _entry(store.get_blob(declared[k]))
         if entry is not None:
             got[k] = entry
     todo = [(k, p) for k, p in dict.fromkeys(zip(keys, parts)) if k not in got]
@@ -191,7 +193,7 @@ def read(text: str, run: Callable[[str], str], store: Any, salt: str) -> dict | 
     ast = _assembled(entries, text)
     if ast is not None:
         for k, e in new.items():
-            store.put_blob(KIND, k, json.dumps(e, ensure_ascii=False).encode("utf-8"))
+            store.put_blob(declared[k], json.dumps(e, ensure_ascii=False).encode("utf-8"))
     return ast
 
 
@@ -230,10 +232,12 @@ def write(ast: dict, run: Callable[[str], str], store: Any, salt: str) -> str | 
     if not blocks or any(WRITE_MARK in b for b in blocks) or WRITE_MARK in json.dumps(ast.get("meta", {})) \
             or any(e["t"] == "Note" for e in iter_elements(ast["blocks"])):
         return None
-    keys = [sha256_bytes(WRITE_KIND.encode(), salt.encode(), b.encode("utf-8")) for b in blocks]
+    inputs = [Inputs(WRITE_KIND, (b,), salt) for b in blocks]
+    keys = [i.key for i in inputs]
+    declared = dict(zip(keys, inputs))
     got: dict[str, str] = {}
     for k in dict.fromkeys(keys):
-        raw = store.get_blob(WRITE_KIND, k)
+        raw = store.get_blob(declared[k])
         if raw is not None:
             got[k] = raw.decode("utf-8", errors="replace")
     todo = list({k: b for k, b in zip(keys, ast["blocks"]) if k not in got}.items())
@@ -248,5 +252,5 @@ def write(ast: dict, run: Callable[[str], str], store: Any, salt: str) -> str | 
             return None
         for (k, _), html in zip(todo, parts):
             got[k] = html
-            store.put_blob(WRITE_KIND, k, html.encode("utf-8"))
+            store.put_blob(declared[k], html.encode("utf-8"))
     return "\n".join(got[k] for k in keys) + "\n"

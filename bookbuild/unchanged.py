@@ -30,7 +30,7 @@ import json
 import os
 from pathlib import Path
 
-from .cache import CACHE_FORMAT, Store, installed_fonts, installed_versions, sha256_bytes, tree_digest
+from .cache import CACHE_FORMAT, Inputs, Store, installed_fonts, installed_versions, sha256_bytes, tree_digest
 from .stamp import intact, read_stamp
 
 KIND = "unchanged"
@@ -86,9 +86,10 @@ def _options(settings) -> dict:
     return {f.name: str(getattr(settings, f.name)) for f in dataclasses.fields(settings) if f.name not in NOT_INPUTS}
 
 
-def record_key(settings, command: str, profiles: list[str]) -> str:
-    """Where the record of a build of this command, these profiles and options is kept."""
-    return sha256_bytes(KIND.encode(), command.encode(), json.dumps([profiles, _options(settings)]).encode())
+def record_key(settings, command: str, profiles: list[str]) -> Inputs:
+    """Where the record of a build of this command, these profiles and options is kept (what the build read
+    is in the record: :func:`inputs_digest`)."""
+    return Inputs(KIND, (command, profiles, _options(settings)))
 
 
 def inputs_digest(settings, trees: list[str]) -> str:
@@ -107,7 +108,7 @@ def printed(settings, command: str, profiles: list[str]) -> list[str] | None:
     store = Store(settings.cache_folder)
     if not store.enabled:
         return None
-    rec = store.get_json(KIND, record_key(settings, command, profiles))
+    rec = store.get_json(record_key(settings, command, profiles))
     if not isinstance(rec, dict) or rec.get("inputs") != inputs_digest(settings, rec.get("trees") or []):
         return None
     if rec.get("written") != written_mark([Path(d) for d in rec.get("folders") or []]):
@@ -132,6 +133,6 @@ def record(settings, command: str, profiles: list[str], before: str, trees: list
         if stamp is None:
             return
         stamps[str(dest)] = stamp[0]
-    store.put_json(KIND, record_key(settings, command, profiles),
+    store.put_json(record_key(settings, command, profiles),
                    {"inputs": before, "trees": trees, "lines": lines, "stamps": stamps,
                     "folders": [str(f) for f in folders], "written": written_mark(folders)})

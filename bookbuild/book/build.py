@@ -9,13 +9,12 @@ builds again at once without the option. The layer's output is part of the rende
 written without the choices is never taken for the whole one."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from .. import pool
 from . import live as L, reader, variants as V
 from .hooks import library_dirs, preload
-from ..cache import sha256_bytes
+from ..cache import Inputs
 from ..errors import BuildFailed
 from ..execute import RunOptions
 from ..passes.execute import GRACE, failure
@@ -46,25 +45,24 @@ def _jobs(build: Build, doc, choices: list[dict], key: str, profile: str) -> lis
             for i in range(0, len(choices), n)]
 
 
-def variant_key(build: Build, choices: list, book, ch, doc) -> str:
-    """The key of a chapter's choices: per profile (a cell may word its values in the book's language,
-    mlsysim.wording), the cells' content, the choices offered and the files the chapter read."""
-    return sha256_bytes(b"variants", build.environment.encode(), json.dumps(choices).encode(),
-                        book.profile.encode(), *V.cells_digest(doc),
-                        build.inputs.get(f"{book.profile}:{ch.path.as_posix()}", "").encode())
+def variant_key(build: Build, choices: list, book, ch, doc) -> Inputs:
+    """A chapter's choices depend on the profile (a cell may word its values in the book's language,
+    mlsysim.wording), the cells' content, the choices offered and what the chapter's code read."""
+    return Inputs("variants", (choices, book.profile, *V.cells_digest(doc),
+                               build.inputs.get(f"{book.profile}:{ch.path.as_posix()}", "")), build.environment)
 
 
 def compute(build: Build, wanted: list, choices: list) -> dict[tuple[str, str], tuple[str, list]]:
     """Every choice for each chapter of ``wanted`` ((book, chapter, document) triples): its variant key
     and results, by (profile, chapter)."""
-    keyed, pending, profiles = {}, {}, {}
+    keyed, pending, profiles, inputs = {}, {}, {}, {}
     for book, ch, doc in wanted:
-        key = variant_key(build, choices, book, ch, doc)
-        keyed[(book.profile, ch.path.as_posix())] = key
+        declared = variant_key(build, choices, book, ch, doc)
+        key = keyed[(book.profile, ch.path.as_posix())] = declared.key
         if key not in pending:
-            hit = build.store.get_json("variants", key)
+            hit = build.store.get_json(declared)
             pending[key] = hit if hit is not None else doc
-            profiles[key] = book.profile
+            profiles[key], inputs[key] = book.profile, declared
     todo = {k: d for k, d in pending.items() if not isinstance(d, list)}
     if todo and build.settings.defer_layer:   # the preview shows the text first; the choices come next build
         build.report.deferred.append(f"the reader's choices ({len(todo) * len(choices)}): not computed in this build")
@@ -82,19 +80,18 @@ def compute(build: Build, wanted: list, choices: list) -> dict[tuple[str, str], 
         for k in todo:
             parts = sorted((int(j.key.rsplit(":", 1)[1]), ran[j.key]) for j in jobs if j.key.rsplit(":", 1)[0] == k)
             pending[k] = [r for _, batch in parts for r in batch]
-            build.store.put_json("variants", k, pending[k])
+            build.store.put_json(inputs[k], pending[k])
         build.report.executed.append(f"variants ({len(todo) * len(choices)} choices)")
     return {where: (k, pending[k]) for where, k in keyed.items()}
 
 
-def compact_key(build: Build, variant_key: str, ec) -> str:
-    """The key of a chapter's page data: the choices' results (by their key), the chapter's reference
-    values, guard map and explanations (a prose edit changes none of them, so the choices' explanations
-    are not packed again, and a build that changed nothing does not read the choices' results at all)."""
+def compact_key(build: Build, variants: Inputs, ec) -> Inputs:
+    """A chapter's page data depends on the choices' results (by their key), the chapter's reference values,
+    guard map and explanations (a prose edit changes none of them, so the choices' explanations are not
+    packed again, and a build that changed nothing does not read the choices' results at all)."""
     reference = {u.expr.strip(): u.value for u in ec.inline}
-    return sha256_bytes(b"compact", build.environment.encode(), variant_key.encode(), json.dumps(
-        [reference, ec.extras.get("guard_map"), ec.extras.get("provenance") or {},
-         V.not_offered(data_dir(build), library_dir(build))], sort_keys=True, default=str).encode("utf-8"))
+    return Inputs("compact", (variants.key, [reference, ec.extras.get("guard_map"), ec.extras.get("provenance") or {},
+                                             V.not_offered(data_dir(build), library_dir(build))]), build.environment)
 
 
 def compacted(build: Build, results: list, ec) -> dict:
@@ -115,15 +112,14 @@ def page_data(build: Build, wanted: list) -> dict[tuple[str, str], dict]:
     for book, ch, doc in wanted:
         where = (book.profile, ch.path.as_posix())
         keys[where] = compact_key(build, variant_key(build, choices, book, ch, doc), executed[where])
-        hit = build.store.get_json("compact", keys[where]) if build.store.enabled else None
+        hit = build.store.get_json(keys[where])
         if isinstance(hit, dict):
             out[where] = hit
         else:
             missing.append((book, ch, doc))
     for where, (_, results) in (compute(build, missing, choices) if missing else {}).items():
         out[where] = compacted(build, results, executed[where])
-        if build.store.enabled:
-            build.store.put_json("compact", keys[where], out[where])
+        build.store.put_json(keys[where], out[where])
     return out
 
 

@@ -21,7 +21,7 @@ import shutil
 from pathlib import Path
 
 from .. import pool
-from ..cache import FONT_FOLDERS, digests, sha256_bytes, unchanged
+from ..cache import FONT_FOLDERS, Entry, Inputs, digests, sha256_bytes, unchanged
 from ..errors import BuildError, BuildFailed, CellError, GuardFailure
 from ..execute import (ExecutedChapter, NotReplayable, Replay, RunOptions, cells_signature, chapter_job,
                        from_json, input_digests, inputs_changed, to_json)
@@ -34,24 +34,22 @@ from .state import Build
 GRACE = 5.0
 
 
-def _run_parts(build: Build, book: Book) -> list[bytes]:
-    """What every run of a chapter of ``book`` depends on: the environment, the profile, its language and
-    execute options."""
-    return [build.environment.encode(), book.profile.encode(), book.lang.encode(),
-            json.dumps(book.execute_options, sort_keys=True, default=str).encode()]
+def _run_values(book: Book) -> tuple:
+    """What every run of a chapter of ``book`` depends on besides the environment: the profile, its language
+    and execute options."""
+    return (book.profile, book.lang, book.execute_options)
 
 
-def chapter_key(build: Build, book: Book, doc: Document, kind: str = "book") -> str:
-    """``kind``: ``book`` (the build's run) or ``facts`` (``diff``'s run: guards kept, no static figures)."""
-    parts = [b"chapter", *_run_parts(build, book), kind.encode()]
-    for rel, sf in doc.files.items():
-        parts += [rel.encode(), sf.digest.encode()]
-    return sha256_bytes(*parts)
+def chapter_key(build: Build, book: Book, doc: Document, kind: str = "book") -> Inputs:
+    """An executed chapter's inputs: the run's, and the document's files (the chapter and its includes) by
+    digest. ``kind``: ``book`` (the build's run) or ``facts`` (``diff``'s run: guards kept, no static figures)."""
+    return Inputs("exec", (*_run_values(book), kind), build.environment,
+                  tuple((rel, sf.digest) for rel, sf in doc.files.items()))
 
 
-def cells_key(build: Build, book: Book, doc: Document) -> str:
-    """The key a chapter's last run is found by when only its prose changed (:func:`cells_signature`)."""
-    return sha256_bytes(b"cells", *_run_parts(build, book), cells_signature(doc))
+def cells_key(build: Build, book: Book, doc: Document) -> Inputs:
+    """What a chapter's last run is found by when only its prose changed (:func:`cells_signature`)."""
+    return Inputs("cells", (*_run_values(book), cells_signature(doc)), build.environment)
 
 
 def _note_inputs(build: Build, name: str, data: dict) -> None:
@@ -60,10 +58,10 @@ def _note_inputs(build: Build, name: str, data: dict) -> None:
                                                  sort_keys=True).encode())
 
 
-def _lookup(build: Build, key: str):
-    """The cache entry under ``key`` (its data and folder), if every file its code read, every folder it
+def _lookup(build: Build, key: Inputs | Entry):
+    """The cache entry ``key`` names (its data and folder), if every file its code read, every folder it
     listed and every variable it read is as it was."""
-    got = build.store.get_tree("exec", key)
+    got = build.store.get_tree(key)
     if got is None:
         return None
     if not unchanged(build.root, got[0]["reads"]) or inputs_changed(build.root, got[0].get("inputs") or {}):
@@ -79,8 +77,8 @@ def _copy_figures(data: dict, folder: Path, out: Path) -> None:
         shutil.copyfile(folder / "figures" / rel, figs / rel)
 
 
-def _from_cache(build: Build, key: str, out: Path, name: str = ""):
-    """The executed chapter cached under ``key``, its figures copied into ``out``."""
+def _from_cache(build: Build, key: Inputs, out: Path, name: str = ""):
+    """The executed chapter kept under ``key``, its figures copied into ``out``."""
     got = _lookup(build, key)
     if got is None:
         return None
@@ -89,7 +87,7 @@ def _from_cache(build: Build, key: str, out: Path, name: str = ""):
     return from_json(got[0]["chapter"], out / "figures")
 
 
-def _to_cache(build: Build, book: Book, doc: Document, key: str, ec, reads: list[str], figs: Path,
+def _to_cache(build: Build, book: Book, doc: Document, key: Inputs, ec, reads: list[str], figs: Path,
               replayable: bool = True, inputs: dict | None = None) -> None:
     """Cache ``ec`` under ``key`` with what its code read (``reads``: project files; ``inputs``: the
     others, :func:`~bookbuild.execute.input_digests`); ``replayable``: the last run of its cells
@@ -97,15 +95,18 @@ def _to_cache(build: Build, book: Book, doc: Document, key: str, ec, reads: list
     data = {"chapter": to_json(ec, figs), "reads": digests(build.root, reads),
             "inputs": inputs or {}, "figures": [Path(f).relative_to(figs).as_posix() for f in ec.figures]}
     _note_inputs(build, f"{book.profile}:{doc.path}", data)
-    build.store.put_tree("exec", key, data, {f"figures/{r}": figs / r for r in data["figures"]})
+    build.store.put_tree(key, data, {f"figures/{r}": figs / r for r in data["figures"]})
     if replayable:
-        build.store.put_json("cells", cells_key(build, book, doc), {"chapter": key})
+        build.store.put_json(cells_key(build, book, doc), {"chapter": key.key})
 
 
 def recorded_run(build: Build, book: Book, doc: Document):
     """The last run of ``doc``'s cells in the cache (the entry's data and folder), or None."""
-    last = build.store.get_json("cells", cells_key(build, book, doc))
-    return _lookup(build, last["chapter"]) if isinstance(last, dict) and isinstance(last.get("chapter"), str) else None
+    last = build.store.get_json(cells_key(build, book, doc))
+    try:
+        return _lookup(build, Entry("exec", last["chapter"]))
+    except (TypeError, KeyError, ValueError):      # no record, or one of another shape
+        return None
 
 
 def replay(build: Build, book: Book, doc: Document, got) -> ExecutedChapter:
@@ -116,7 +117,7 @@ def replay(build: Build, book: Book, doc: Document, got) -> ExecutedChapter:
     return Replay(doc, _options(build, book, doc, out), _hooks(build)(), recorded).chapter()
 
 
-def _replayed(build: Build, book: Book, doc: Document, key: str, out: Path):
+def _replayed(build: Build, book: Book, doc: Document, key: Inputs, out: Path):
     """The chapter assembled from the last run of the same cells (its prose alone changed), or None."""
     got = recorded_run(build, book, doc)
     if got is None:

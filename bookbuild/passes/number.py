@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..errors import XrefError
-from ..cache import sha256_bytes
+from ..cache import Inputs
 from ..numbering import Index, chapter_offset, number_book
 from ..source import locate
 from .state import Build
@@ -46,23 +46,23 @@ def _located(build: Build, profile: str, e: XrefError) -> XrefError:
     return XrefError(o.file, o.line, e.message)
 
 
-def index_key(build: Build, book) -> str:
-    parts = [b"index", build.environment.encode(), book.profile.encode()]
+def index_key(build: Build, book) -> Inputs:
+    """A book's index depends on its chapters' executed markdown, places (appendix or not) and declared
+    numbers."""
+    values = [book.profile]
     for ref, ec in zip(book.chapters, build.executed[book.profile]):
-        parts += [ec.source.as_posix().encode(), str(ref.appendix).encode(), ec.markdown.encode("utf-8"),
-                  repr(ec.front_matter.get("number-offset")).encode()]
-    return sha256_bytes(*parts)
+        values += [ec.source.as_posix(), str(ref.appendix), ec.markdown, repr(ec.front_matter.get("number-offset"))]
+    return Inputs("index", tuple(values), build.environment)
 
 
-def kept_index(build: Build, book) -> tuple[str, Index | None]:
-    """The book's index key ("" without a cache) and the index kept under it, when its chapters' markdown did not
-    change."""
-    key = index_key(build, book) if build.store.enabled else ""
-    hit = build.store.get_json("index", key) if key else None
+def kept_index(build: Build, book) -> tuple[Inputs, Index | None]:
+    """The book's index inputs and the index kept under them, when its chapters' markdown did not change."""
+    key = index_key(build, book)
+    hit = build.store.get_json(key)
     return key, Index.from_json(hit) if hit is not None else None
 
 
-def made_index(build: Build, book, key: str) -> Index:
+def made_index(build: Build, book, key: Inputs) -> Index:
     """The book's index from its chapters' ASTs, kept under ``key``."""
     chapters = [(ec.source.as_posix(), ref.appendix, build.ast(book.profile, ec.source.as_posix()))
                 for ref, ec in zip(book.chapters, build.executed[book.profile])]
@@ -72,8 +72,7 @@ def made_index(build: Build, book, key: str) -> Index:
         index = number_book(chapters, offsets)
     except XrefError as e:
         raise _located(build, book.profile, e) from None
-    if key:
-        build.store.put_json("index", key, index.to_json())
+    build.store.put_json(key, index.to_json())
     return index
 
 

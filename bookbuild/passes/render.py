@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 from .. import procs
-from ..cache import file_digest, sha256_bytes, tree_digest
+from ..cache import Inputs, file_digest, tree_digest
 from ..errors import BuildError, BuildFailed
 from ..project import Book
 from ..stamp import entries, intact, read_stamp, write_stamp
@@ -59,19 +59,18 @@ def render_key(build: Build, book: Book) -> str:
     code and tools (the environment), pandoc, the formats, the CJK fonts, and the images the chapters
     show from their own folders (``appendix/figures/*.svg``: drawn by a cell, or put there by hand)."""
     d = build.executed_dir(book.profile)
-    parts = [b"render", ",".join(build.settings.formats).encode(), build.environment.encode(),
-             tree_digest(d).encode(), build.pandoc.identity.encode()]
-    parts += [file_digest(build.root / b).encode() for b in book.bibliography]
-    parts.append(file_digest(build.root / book.csl).encode() if book.csl else b"default-csl")
+    files = [("executed", tree_digest(d))]
+    files += [(b, file_digest(build.root / b)) for b in book.bibliography]
+    files.append(("csl", file_digest(build.root / book.csl) if book.csl else "default-csl"))
     for other in sorted(d.parent.iterdir()):
         if other.name != d.name and (other / "book.json").is_file():
-            parts.append(file_digest(other / "book.json").encode())
+            files.append((f"{other.name}/book.json", file_digest(other / "book.json")))
     for folder in sorted({(build.root / ch.path).parent for ch in book.chapters}):
         shown = folder / "figures" if folder == build.root else folder   # the project's top: its figures/ only
-        parts.append(f"{shown.relative_to(build.root).as_posix()}:{tree_digest(shown, IMAGE_SUFFIXES)}".encode())
+        files.append((shown.relative_to(build.root).as_posix(), tree_digest(shown, IMAGE_SUFFIXES)))
     fonts = find_cjk_font_dir(build.settings.cjk_font_dir)
-    parts.append(font_identity(fonts).encode() if fonts else b"no-cjk-fonts")
-    return sha256_bytes(*parts)
+    return Inputs("render", (",".join(build.settings.formats), build.pandoc.identity,
+                             font_identity(fonts) if fonts else "no-cjk-fonts"), build.environment, tuple(files)).key
 
 
 def _rel(p: Path, root: Path) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 
 from .. import bibliography
-from ..cache import Watch, file_digest, sha256_bytes
+from ..cache import Inputs, Watch, file_digest
 from ..checks import CHECKS, CheckContext
 from ..errors import BuildError, BuildFailed
 from ..execute.audit import reading
@@ -21,25 +21,25 @@ def all_checks(build: Build) -> list:
     return CHECKS + build.settings.layer.checks()
 
 
-def verify_key(build: Build) -> str:
-    parts = [b"verify", build.environment.encode(), ",".join(b.profile for b in build.books).encode()]
-    for book in build.books:
-        parts += [ec.markdown.encode("utf-8") for ec in build.executed[book.profile]]
-    for rel in sorted(build.documents):
-        parts += [f"{r}:{sf.digest}".encode() for r, sf in build.documents[rel].files.items()]
-    return sha256_bytes(*parts, *_config_parts(build))
+def verify_key(build: Build) -> Inputs:
+    """A verification reads the executed chapters of the books built, every chapter's files, the profiles."""
+    values = [",".join(b.profile for b in build.books)]
+    values += [ec.markdown for book in build.books for ec in build.executed[book.profile]]
+    files = [(r, sf.digest) for rel in sorted(build.documents) for r, sf in build.documents[rel].files.items()]
+    return Inputs("verify", tuple(values), build.environment, tuple(files) + _config_files(build))
 
 
-def _config_parts(build: Build) -> list[bytes]:
-    return [f"{p.name}:{file_digest(p)}".encode() for p in sorted(build.root.glob("_quarto*.yml"))]
+def _config_files(build: Build) -> tuple[tuple[str, str], ...]:
+    return tuple((p.name, file_digest(p)) for p in sorted(build.root.glob("_quarto*.yml")))
 
 
-def check_key(build: Build, check, ctx: CheckContext) -> str:
-    parts = [b"check", build.environment.encode(), check.name.encode(), *_config_parts(build)]
+def check_key(build: Build, check, ctx: CheckContext) -> Inputs:
+    """A check that declares its chapters reads those chapters' files and the profiles."""
+    files = []
     for rel in check.chapters(ctx):
         doc = build.documents.get(rel)
-        parts += [rel.encode()] + ([f"{r}:{sf.digest}".encode() for r, sf in doc.files.items()] if doc else [b"-"])
-    return sha256_bytes(*parts)
+        files += [(f"{rel}>{r}", sf.digest) for r, sf in doc.files.items()] if doc else [(rel, "-")]
+    return Inputs("check", (check.name,), build.environment, tuple(files) + _config_files(build))
 
 
 def _passed(errors: list) -> bool:
@@ -60,9 +60,9 @@ def _watch(build: Build, also: set[str] | None = None) -> Watch:
 def _checked(build: Build, ctx: CheckContext, check, recalled: set[str]) -> list[BuildError]:
     """``check`` over ``ctx``; a check that declares its chapters is kept when it passed, under those chapters
     and the files it read (``recalled``: every file the kept and the run checks read)."""
-    key = check_key(build, check, ctx) if check.chapters is not None and build.store.enabled else ""
+    key = check_key(build, check, ctx) if check.chapters is not None and build.store.enabled else None
     watch = _watch(build)
-    errors = build.store.memo("check", key, lambda: check.run(ctx), keep=_passed, watch=watch)
+    errors = build.store.memo(key, lambda: check.run(ctx), keep=_passed, watch=watch)
     recalled |= watch.read
     return errors
 
@@ -80,7 +80,7 @@ def context(build: Build) -> CheckContext:
 
 
 def run(build: Build) -> None:
-    key = verify_key(build) if build.store.enabled else ""
+    key = verify_key(build) if build.store.enabled else None
     recalled: set[str] = set()
     warned: list[BuildError] = []
 
@@ -93,7 +93,7 @@ def run(build: Build) -> None:
         return errors
 
     # a verification that passed (no guard failing either) is kept; one that only warned is checked again
-    errors = build.store.memo("verify", key, verify, watch=_watch(build, recalled),
+    errors = build.store.memo(key, verify, watch=_watch(build, recalled),
                               keep=lambda e: not e and not warned and not build.guard_failures)
     build.report.notes += [f"warning: {e.format()}" for e in warned]
     if errors or build.guard_failures:   # the chapters' failing guards first, then what the checks found

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .. import pandoc_ast as A
 from .. import procs
-from ..cache import sha256_bytes
+from ..cache import Inputs
 from ..media import SCHEME, is_raw_html, rewrite_files
 from .filters import Chapter, Context, transform
 from ..errors import RenderError
@@ -123,8 +123,8 @@ def cjk_subset(font_dir: Path, text: str, store=None) -> bytes:
     chars = "".join(sorted(set(text) | set("0123456789")))
     src = font_dir / CJK_FILE
     st = src.stat()
-    key = sha256_bytes(b"cjk-subset", chars.encode("utf-8"), f"{src}:{st.st_size}:{st.st_mtime_ns}".encode())
-    hit = store.get_blob("font", key) if store is not None and store.enabled else None
+    key = Inputs("font", (chars, f"{src}:{st.st_size}:{st.st_mtime_ns}"))
+    hit = store.get_blob(key) if store is not None else None
     if hit is not None:
         return hit
     coll = TTCollection(str(src), recalcTimestamp=False)
@@ -141,8 +141,8 @@ def cjk_subset(font_dir: Path, text: str, store=None) -> bytes:
     buf = io.BytesIO()
     font.save(buf)
     data = buf.getvalue()
-    if store is not None and store.enabled:
-        store.put_blob("font", key, data)
+    if store is not None:
+        store.put_blob(key, data)
     return data
 
 

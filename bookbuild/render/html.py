@@ -22,7 +22,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cache import file_digest, sha256_bytes
+from ..cache import Inputs, file_digest
 from .additions import Additions, check_policy
 from . import outline as outline_module
 from .filters import Chapter, Context, transform
@@ -81,9 +81,10 @@ def fragment_scope(site: Site) -> bytes:
                         for x in c.chapters]], sort_keys=True, default=str).encode("utf-8")
 
 
-def fragment_key(scope: bytes, ch: Chapter) -> str:
-    """Everything :func:`chapter_fragment` reads: the site's :func:`fragment_scope` and the chapter's AST."""
-    return sha256_bytes(b"fragment", scope, ch.source.encode(), json.dumps(ch.ast, sort_keys=True).encode("utf-8"))
+def fragment_key(scope: bytes, ch: Chapter) -> Inputs:
+    """Everything :func:`chapter_fragment` reads: the site's :func:`fragment_scope` (the environment in it)
+    and the chapter's AST."""
+    return Inputs("fragment", (scope, ch.source, ch.ast))
 
 
 def _fragment_shape(hit) -> bool:
@@ -123,7 +124,7 @@ def chapter_fragment(site: Site, ch: Chapter, scope: bytes | None = None) -> str
     def compute() -> dict:
         return {"html": body_html(site.ctx, ch), "cited": ch.cited}
     kept = scope is not None and site.store is not None and site.store.enabled
-    got = site.store.memo("fragment", fragment_key(scope, ch), compute, _fragment_shape) if kept else compute()
+    got = site.store.memo(fragment_key(scope, ch), compute, _fragment_shape) if kept else compute()
     ch.cited = got["cited"]
     return got["html"]
 
@@ -351,9 +352,7 @@ def page_outline(site: Site, body: str, ch: Chapter) -> tuple[list[dict], str]:
         out = compute()
     else:
         engine = site.environment or file_digest(Path(__file__)) + file_digest(Path(outline_module.__file__))
-        key = sha256_bytes(b"outline", body.encode("utf-8"), ch.page.encode(), ch.title.encode(), site.lang.encode(),
-                           engine.encode())
-        out = store.memo("outline", key, compute,
+        out = store.memo(Inputs("outline", (body, ch.page, ch.title, site.lang), engine), compute,
                          lambda hit: isinstance(hit, dict) and isinstance(hit.get("records"), list)
                          and isinstance(hit.get("toc"), str))
     return out["records"], out["toc"]

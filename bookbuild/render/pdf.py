@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from ..cache import file_digest, installed_versions, sha256_bytes
+from ..cache import Inputs, file_digest, installed_versions
 from .. import pandoc_ast as A
 from .filters import Chapter, Context, transform
 from .glyphs import UnreadablePdf, font_names, notdef_glyphs, svg_placeholders
@@ -151,14 +151,13 @@ def compile_typst(src: str, typ_path: Path, root: Path, font_paths: list[str], n
     typ_path.parent.mkdir(parents=True, exist_ok=True)
     typ_path.write_text(src, encoding="utf-8")
     root = Path(root).resolve()
-    images = [root / m.lstrip("/") for m in sorted(set(IMAGE_RE.findall(src)))]
-    key = ""
-    if store is not None and store.enabled:
-        typst_version = dict(installed_versions()).get("typst", "")
-        key = sha256_bytes(b"typst", src.encode("utf-8"), json.dumps(typst_version).encode(),
-                           *(file_digest(m).encode() for m in images),
-                           *(font_identity(Path(d)).encode() for d in font_paths))
-    pdf = store.get_blob("pdf", key) if key else None
+    shown = sorted(set(IMAGE_RE.findall(src)))      # paths from the root: the same wherever it is staged
+    images = [root / m.lstrip("/") for m in shown]
+    kept = store is not None and store.enabled
+    key = Inputs("pdf", (src,), dict(installed_versions()).get("typst", ""),
+                 tuple((m, file_digest(root / m.lstrip("/"))) for m in shown)
+                 + tuple((f"font:{i}", font_identity(Path(d))) for i, d in enumerate(font_paths))) if kept else None
+    pdf = store.get_blob(key) if kept else None
     if pdf is None:
         main = root / f".{typ_path.stem}.typ"   # typst's main file lies inside its root
         main.write_text(src, encoding="utf-8")
@@ -174,8 +173,8 @@ def compile_typst(src: str, typ_path: Path, root: Path, font_paths: list[str], n
             _verify_glyphs(pdf, [str(m) for m in images], typ_path)
         except UnreadablePdf as e:
             raise RenderError(str(typ_path), None, f"typst wrote a PDF that cannot be read back: {e}") from None
-        if key:
-            store.put_blob("pdf", key, pdf)
+        if kept:
+            store.put_blob(key, pdf)
     return pdf
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bookbuild.cache import Store
+from bookbuild.cache import Entry, Store
 from bookbuild import pieces
 from bookbuild.errors import RenderError
 from bookbuild.pandoc import READER, Pandoc
@@ -152,7 +152,7 @@ def test_a_kept_piece_of_another_shape_is_read_again(store):
     for p in (store.folder / pieces.KIND).rglob("*"):
         if p.is_file():   # a sealed entry whose content is valid JSON of another shape
             key = p.name
-            store.put_blob(pieces.KIND, key, b'{"blocks": "not a list"}')
+            store.put_blob(Entry(pieces.KIND, key), b'{"blocks": "not a list"}')
     assert by_pieces(text, store) == whole(text)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from bookbuild.cache import Store, environment_digest, tree_digest
+from bookbuild.cache import Entry, Inputs, Store, environment_digest, tree_digest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -15,8 +15,8 @@ def store(tmp_path) -> Store:
 
 def test_a_blob_comes_back_as_stored(tmp_path):
     s = store(tmp_path)
-    s.put_blob("pandoc", "ab" * 32, b"<p>hello</p>")
-    assert s.get_blob("pandoc", "ab" * 32) == b"<p>hello</p>" and not s.notes
+    s.put_blob(Entry("pandoc", "ab" * 32), b"<p>hello</p>")
+    assert s.get_blob(Entry("pandoc", "ab" * 32)) == b"<p>hello</p>" and not s.notes
 
 
 def test_an_altered_truncated_or_foreign_blob_is_discarded_with_a_note(tmp_path):
@@ -25,10 +25,10 @@ def test_an_altered_truncated_or_foreign_blob_is_discarded_with_a_note(tmp_path)
     for damage in (lambda b: b.replace(b"hello", b"jello"),       # altered in place, still the same length
                    lambda b: b[:-3],                                # truncated
                    lambda b: b.replace(b" 3 ", b" 2 ", 1)):        # written by another version
-        s.put_blob("pdf", key, b"hello world")
-        f = s.entry("pdf", key)
+        s.put_blob(Entry("pdf", key), b"hello world")
+        f = s.entry(Entry("pdf", key))
         f.write_bytes(damage(f.read_bytes()))
-        assert s.get_blob("pdf", key) is None
+        assert s.get_blob(Entry("pdf", key)) is None
         assert not f.exists()                                        # discarded: the next build rebuilds it
     assert len(s.notes) == 3 and all("discarded and rebuilt" in n for n in s.notes)
 
@@ -37,46 +37,46 @@ def test_an_entry_under_another_key_is_a_miss(tmp_path):
     """The seal covers the entry's kind and key: an entry copied under another key (two chapters' entries
     exchanged) is discarded like an altered one."""
     s = store(tmp_path)
-    s.put_blob("exec-index", "ab" * 32, b"chapter a")
-    s.put_blob("exec-index", "cd" * 32, b"chapter b")
-    a, b = s.entry("exec-index", "ab" * 32), s.entry("exec-index", "cd" * 32)
+    s.put_blob(Entry("exec-index", "ab" * 32), b"chapter a")
+    s.put_blob(Entry("exec-index", "cd" * 32), b"chapter b")
+    a, b = s.entry(Entry("exec-index", "ab" * 32)), s.entry(Entry("exec-index", "cd" * 32))
     da, db = a.read_bytes(), b.read_bytes()
     a.write_bytes(db)
     b.write_bytes(da)
-    assert s.get_blob("exec-index", "ab" * 32) is None and s.get_blob("exec-index", "cd" * 32) is None
-    s.put_blob("pdf", "ab" * 32, b"chapter a")
-    s.entry("pandoc", "ab" * 32).parent.mkdir(parents=True)
-    s.entry("pandoc", "ab" * 32).write_bytes(s.entry("pdf", "ab" * 32).read_bytes())   # another kind
-    assert s.get_blob("pandoc", "ab" * 32) is None and s.get_blob("pdf", "ab" * 32) == b"chapter a"
+    assert s.get_blob(Entry("exec-index", "ab" * 32)) is None and s.get_blob(Entry("exec-index", "cd" * 32)) is None
+    s.put_blob(Entry("pdf", "ab" * 32), b"chapter a")
+    s.entry(Entry("pandoc", "ab" * 32)).parent.mkdir(parents=True)
+    s.entry(Entry("pandoc", "ab" * 32)).write_bytes(s.entry(Entry("pdf", "ab" * 32)).read_bytes())   # another kind
+    assert s.get_blob(Entry("pandoc", "ab" * 32)) is None and s.get_blob(Entry("pdf", "ab" * 32)) == b"chapter a"
     assert len(s.notes) == 3
 
 
 def test_an_entry_in_the_old_layout_is_replaced_not_fatal(tmp_path):
     s = store(tmp_path)
     key = "ef" * 32
-    old = s.entry("pandoc", key)
+    old = s.entry(Entry("pandoc", key))
     old.mkdir(parents=True)
     (old / "blob").write_bytes(b"old format")
-    assert s.get_blob("pandoc", key) is None
-    s.put_blob("pandoc", key, b"new")
-    assert s.get_blob("pandoc", key) == b"new"
+    assert s.get_blob(Entry("pandoc", key)) is None
+    s.put_blob(Entry("pandoc", key), b"new")
+    assert s.get_blob(Entry("pandoc", key)) == b"new"
 
 
 def test_a_tree_entry_checks_every_file(tmp_path):
     s = store(tmp_path)
     fig = tmp_path / "fig.svg"
     fig.write_text("<svg/>", encoding="utf-8")
-    s.put_tree("exec", "12" * 32, {"markdown": "# A\n"}, {"figures/fig.svg": fig})
-    data, folder = s.get_tree("exec", "12" * 32)
+    s.put_tree(Entry("exec", "12" * 32), {"markdown": "# A\n"}, {"figures/fig.svg": fig})
+    data, folder = s.get_tree(Entry("exec", "12" * 32))
     assert data == {"markdown": "# A\n"} and (folder / "figures/fig.svg").read_text() == "<svg/>"
     (folder / "figures/fig.svg").write_text("<svg>tampered</svg>", encoding="utf-8")
-    assert s.get_tree("exec", "12" * 32) is None and "altered" in s.notes[-1]
+    assert s.get_tree(Entry("exec", "12" * 32)) is None and "altered" in s.notes[-1]
 
 
 def test_no_cache_stores_nothing(tmp_path):
     s = Store(None)
-    s.put_blob("pandoc", "34" * 32, b"x")
-    assert s.get_blob("pandoc", "34" * 32) is None and not s.enabled
+    s.put_blob(Entry("pandoc", "34" * 32), b"x")
+    assert s.get_blob(Entry("pandoc", "34" * 32)) is None and not s.enabled
 
 
 def test_a_new_module_anywhere_in_the_code_tree_changes_every_key(tmp_path):
@@ -96,9 +96,45 @@ def test_every_kind_is_declared_in_one_place(tmp_path):
     import pytest
     from bookbuild.cache import KINDS
     s = store(tmp_path)
-    with pytest.raises(ValueError, match="cache kind 'novel' is not declared in bookbuild.cache.KINDS"):
-        s.put_json("novel", "ab" * 32, 1)
+    for named in (lambda: Inputs("novel"), lambda: Entry("novel", "ab" * 32)):
+        with pytest.raises(ValueError, match="cache kind 'novel' is not declared in bookbuild.cache.KINDS"):
+            named()
+    assert not (s.folder and s.folder.exists())
     assert all(isinstance(v, str) and v for v in KINDS.values())
+
+
+def test_an_entry_is_named_by_every_input_its_step_declares():
+    """The one way a key is made: a step's kind, environment, values and files by digest. Each part, a value's
+    type (the text "1" and the number 1) and the files' names and digests name another entry; the same
+    declaration the same entry, whatever the order of a mapping it holds."""
+    import hashlib
+    base = Inputs("pandoc", ("-t html", {"a": 1, "b": [2]}), "env", (("refs.bib", "d1"),))
+    assert base.key == Inputs("pandoc", ("-t html", {"b": [2], "a": 1}), "env", (("refs.bib", "d1"),)).key
+    others = [Inputs("pdf", base.values, "env", base.files), Inputs("pandoc", base.values, "env-2", base.files),
+              Inputs("pandoc", ("-t html", {"a": 1, "b": [3]}), "env", base.files),
+              Inputs("pandoc", ("-t html",), "env", base.files), Inputs("pandoc", base.values, "env"),
+              Inputs("pandoc", base.values, "env", (("refs.bib", "d2"),)),
+              Inputs("pandoc", base.values, "env", (("other.bib", "d1"),)),
+              Inputs("pandoc", ("-t", " html", {"a": 1, "b": [2]}), "env", base.files)]
+    keys = [base.key] + [o.key for o in others]
+    assert len(set(keys)) == len(keys)
+    assert Inputs("check", ("1",)).key != Inputs("check", (1,)).key != Inputs("check", (b"1",)).key
+    assert all(len(k) == 64 and int(k, 16) >= 0 for k in keys)
+    # a hand derivation of one key: each part length-prefixed (8 bytes, little-endian), a value tagged by type
+    parts = [b"check", b"", b"s1"]
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(len(p).to_bytes(8, "little") + p)
+    assert Inputs("check", ("1",)).key == h.hexdigest()
+
+
+def test_a_recorded_key_that_is_not_a_digest_names_nothing():
+    """A key one entry records of another (the last run of a chapter's cells points at its chapter) is read
+    from the cache folder: one that is not a digest (a path, say) names no entry."""
+    import pytest
+    for bad in ("../../etc/passwd", "ab" * 31, "AB" * 32, 7, None):
+        with pytest.raises(ValueError):
+            Entry("exec", bad)
 
 
 def test_the_memo_keeps_what_a_step_read_and_runs_it_again_when_a_file_changed(tmp_path):
@@ -117,7 +153,7 @@ def test_the_memo_keeps_what_a_step_read_and_runs_it_again_when_a_file_changed(t
 
     def memo(**kw):
         watch = Watch(root, lambda: reading(root, []))
-        return s.memo("check", "ef" * 32, step, watch=watch, **kw), watch.read
+        return s.memo(Inputs("check", ("notes",)), step, watch=watch, **kw), watch.read
 
     assert memo() == ("one", {"notes.md"}) and len(runs) == 1
     assert memo() == ("one", {"notes.md"}) and len(runs) == 1          # kept: not run, its reads recalled
@@ -126,7 +162,7 @@ def test_the_memo_keeps_what_a_step_read_and_runs_it_again_when_a_file_changed(t
     (root / "notes.md").write_text("three\n", encoding="utf-8")
     assert memo(keep=lambda v: False)[0] == "three" and len(runs) == 3
     assert memo()[0] == "three" and len(runs) == 4                       # the result not kept runs again
-    assert Store(None).memo("check", "ef" * 32, step) == "three" and len(runs) == 5   # no cache: always run
+    assert Store(None).memo(Inputs("check", ("notes",)), step) == "three" and len(runs) == 5   # no cache: always run
 
 
 def test_the_library_reaches_the_build_s_store_through_its_protocol(tmp_path):
