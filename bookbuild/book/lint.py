@@ -86,7 +86,7 @@ def typed_numbers(text: str, relpath: str, allow: list[Allow], sc: Scan | None =
                 relpath, i,
                 f"typed number {shown} in prose: compute it in a cell and quote "
                 f"`{{python}} Cls.x_str` (a name, not a quantity? add a reviewed pattern "
-                f"to bookbuild/lint_allowlist.toml)"))
+                f"to bookbuild/book/lint_allowlist.toml)"))
     return errors
 
 
@@ -112,7 +112,7 @@ def typed_numbers_in_math(text: str, relpath: str, allow: list[Allow], sc: Scan 
                 relpath, line_of(starts, a),
                 f"typed number {', '.join(repr(t) for t in toks)} inside math: compute it in a cell and "
                 f"quote `{{python}} Cls.x_str` outside the math (a constant of the formula? add a "
-                f"reviewed pattern to bookbuild/lint_allowlist.toml)"))
+                f"reviewed pattern to bookbuild/book/lint_allowlist.toml)"))
     return errors
 
 
