@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Union
 
 CACHE_FORMAT = "3"   # 3: the seal covers the entry's kind and key
 MAGIC = b"bookbuild-cache"
@@ -58,6 +58,11 @@ def sha256_bytes(*parts: bytes) -> str:
     return h.hexdigest()
 
 
+def _declared(kind: str) -> None:
+    if kind not in KINDS:
+        raise ValueError(f"cache kind {kind!r} is not declared in bookbuild.cache.KINDS")
+
+
 def _part(value: Any) -> bytes:
     """One declared value as the bytes its key digests, tagged by its type (``"1"`` and ``1`` differ)."""
     if isinstance(value, bytes):
@@ -82,8 +87,7 @@ class Inputs:
     files: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self):
-        if self.kind not in KINDS:
-            raise ValueError(f"cache kind {self.kind!r} is not declared in bookbuild.cache.KINDS")
+        _declared(self.kind)
 
     @cached_property
     def key(self) -> str:
@@ -99,10 +103,13 @@ class Entry:
     key: str
 
     def __post_init__(self):
-        if self.kind not in KINDS:
-            raise ValueError(f"cache kind {self.kind!r} is not declared in bookbuild.cache.KINDS")
+        _declared(self.kind)
         if not (isinstance(self.key, str) and len(self.key) == 64 and all(c in "0123456789abcdef" for c in self.key)):
             raise ValueError(f"not a cache key: {self.key!r}")
+
+
+#: what names an entry: a step's declared inputs, or a key one entry recorded of another
+Named = Union[Inputs, Entry]
 
 
 def file_digest(path: Path | str) -> str:
@@ -259,7 +266,7 @@ class Store:
     def enabled(self) -> bool:
         return self.folder is not None
 
-    def entry(self, inputs: Inputs | Entry) -> Path:
+    def entry(self, inputs: Named) -> Path:
         return self._path(inputs.kind, inputs.key)
 
     def _path(self, kind: str, key: str) -> Path:
@@ -272,7 +279,7 @@ class Store:
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
     # -- blobs: a pandoc output, a PDF, a verification result
-    def get_blob(self, inputs: Inputs) -> bytes | None:
+    def get_blob(self, inputs: Named) -> bytes | None:
         return self._get(inputs.kind, inputs.key) if self.enabled else None
 
     def _get(self, kind: str, key: str) -> bytes | None:
@@ -294,7 +301,7 @@ class Store:
         self.hits += 1
         return data
 
-    def put_blob(self, inputs: Inputs, data: bytes) -> None:
+    def put_blob(self, inputs: Named, data: bytes) -> None:
         if self.enabled:
             self._put(inputs.kind, inputs.key, data)
 
@@ -304,7 +311,7 @@ class Store:
         except OSError:
             pass
 
-    def get_json(self, inputs: Inputs) -> Any:
+    def get_json(self, inputs: Named) -> Any:
         return self._get_json(inputs.kind, inputs.key) if self.enabled else None
 
     def _get_json(self, kind: str, key: str) -> Any:
@@ -317,11 +324,11 @@ class Store:
             self._discard(self._path(kind, key), "not the JSON it should hold")
             return None
 
-    def put_json(self, inputs: Inputs, value: Any) -> None:
+    def put_json(self, inputs: Named, value: Any) -> None:
         """Store ``value`` as JSON, keeping the order of its mappings (an order can carry meaning)."""
         self.put_blob(inputs, _json_bytes(value))
 
-    def memo(self, inputs: Inputs | None, compute: Callable[[], Any], accept: Callable[[Any], bool] | None = None,
+    def memo(self, inputs: Named | None, compute: Callable[[], Any], accept: Callable[[Any], bool] | None = None,
              *, keep: Callable[[Any], bool] | None = None, watch: Watch | None = None) -> Any:
         """The one memo: ``compute()``'s JSON result kept under its declared ``inputs``. ``watch``: the project
         files the step reads are recorded while it runs and kept with the result; on reuse each must have its
@@ -352,7 +359,7 @@ class Store:
         return out
 
     # -- trees: JSON data with files beside it (an executed chapter and its figures)
-    def get_tree(self, inputs: Inputs | Entry) -> tuple[Any, Path] | None:
+    def get_tree(self, inputs: Named) -> tuple[Any, Path] | None:
         """The entry's data and the folder holding its files (each file verified), or None."""
         if not self.enabled:
             return None
@@ -376,7 +383,7 @@ class Store:
                 return None
         return got["data"], folder
 
-    def put_tree(self, inputs: Inputs, data: Any, files: dict[str, Path]) -> None:
+    def put_tree(self, inputs: Named, data: Any, files: dict[str, Path]) -> None:
         """Store ``data`` and copies of ``files`` (relative name -> file)."""
         if not self.enabled:
             return

@@ -155,7 +155,7 @@ def compile_typst(src: str, typ_path: Path, root: Path, font_paths: list[str], n
     images = [root / m.lstrip("/") for m in shown]
     kept = store is not None and store.enabled
     key = Inputs("pdf", (src,), dict(installed_versions()).get("typst", ""),
-                 tuple((m, file_digest(root / m.lstrip("/"))) for m in shown)
+                 tuple((m, file_digest(path)) for m, path in zip(shown, images))
                  + tuple((f"font:{i}", font_identity(Path(d))) for i, d in enumerate(font_paths))) if kept else None
     pdf = store.get_blob(key) if kept else None
     if pdf is None:
