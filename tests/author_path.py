@@ -241,7 +241,9 @@ def add_chapter(root: Path, python: str = sys.executable) -> None:
 
 def env(root: Path) -> dict:
     import os
-    e = {k: v for k, v in os.environ.items() if k not in ("MLSYSIM_DATA_DIR", "PYTHONPATH")}
+    # the copy's own: not this checkout's data or path, nor the pytest worker this test runs in
+    e = {k: v for k, v in os.environ.items()
+         if k not in ("MLSYSIM_DATA_DIR", "PYTHONPATH") and not k.startswith("PYTEST_")}
     e["PYTHONPATH"] = str(root)
     return e
 

@@ -162,10 +162,14 @@ def session_folder(tmp_path_factory, name: str, make) -> Path:
     """The folder ``name`` that ``make(folder)`` fills, made once per test session: under pytest-xdist the
     workers share the session's temporary folder, and the first to ask makes it under a file lock while the
     others wait for it (pytest-xdist's own recipe); a worker finding it unfinished (``make`` failed) makes it
-    again, and fails as the first did. The folder is read, never written, by the tests that use it."""
+    again, and fails as the first did. A worker is known by its own folder (``popen-gwN``), not by the
+    variable alone: a pytest started by a test inherits ``PYTEST_XDIST_WORKER`` and would otherwise share
+    ``/tmp/pytest-of-<user>/<name>`` with every earlier run. The folder is read, never written, by the tests
+    that use it."""
     base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent    # the session's folder above the workers' own
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker and base.name == f"popen-{worker}":
+        base = base.parent    # the session's folder above the workers' own (never a fixed folder shared by runs)
     folder, done = base / name, base / f"{name}.done"
     with open(base / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -43,3 +43,26 @@ def test_a_file_written_changed_or_removed_in_the_checkout_is_named(tmp_path):
     (tmp_path / "gone.txt").unlink()
     (tmp_path / ".venv" / "pip.log").write_text("x")            # the environment's own folder is not watched
     assert changed_files(before, checkout_state(tmp_path)) == ["_build/cache.json", "gone.txt"]
+
+
+def test_a_session_folder_is_shared_only_by_the_workers_of_one_session(tmp_path, monkeypatch):
+    """A pytest that a test starts inherits the worker's ``PYTEST_XDIST_WORKER``; its session folder must stay
+    under its own base, never the user's folder every earlier run shares (a stale copy there was once read)."""
+    from conftest import session_folder
+    made = []
+    def make(folder):
+        made.append(folder)
+    factory = lambda base: SimpleNamespace(getbasetemp=lambda: base)
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw3")
+    alone = tmp_path / "pytest-7"
+    alone.mkdir()
+    assert session_folder(factory(alone), "sources", make) == alone / "sources"
+    worker = tmp_path / "pytest-8" / "popen-gw3"
+    worker.mkdir(parents=True)
+    assert session_folder(factory(worker), "sources", make) == tmp_path / "pytest-8" / "sources"
+    # made once per session: a second worker of the same session finds it done
+    other = tmp_path / "pytest-8" / "popen-gw1"
+    other.mkdir()
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    assert session_folder(factory(other), "sources", make) == tmp_path / "pytest-8" / "sources"
+    assert made == [alone / "sources", tmp_path / "pytest-8" / "sources"]
