@@ -1,7 +1,7 @@
 """The typed registry: accelerators, models, links and nodes, loaded from ``mlsysim/data/*.toml``.
 
 Every value carries a unit and a source. Loading validates the data and fails with one line, a
-:class:`RegistryError` naming file, entry and field: a field the file's schema (:data:`SCHEMAS`) does not
+:class:`RegistryError` naming file, line, entry and field (:mod:`mlsysim.tomllines` finds the line): a field the file's schema (:data:`SCHEMAS`) does not
 know (with the closest known name), a missing field, a table where a value belongs or a value where a
 table belongs, a wrong dimension, a missing unit, an unknown precision, a sparse figure that is not twice
 the dense one, a model whose published parameter count disagrees with its geometry, a reference to an
@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from .errors import RegistryError, UnknownEntryError, UnknownPrecisionError
+from .tomllines import toml_line
 from .units import PRECISION_BYTES, Q_, ureg
 
 #: the data files; ``MLSYSIM_DATA_DIR`` points the package at another copy (mutation tests use it)
@@ -321,6 +322,7 @@ class _Loader:
     def __init__(self, data_dir: Path):
         self.dir = Path(data_dir)
         self.sources: dict[str, Source] = {}
+        self.texts: dict[str, str] = {}   # each file as read, for the line a message names
 
     def read(self, name: str) -> dict:
         path = self.dir / name
@@ -334,6 +336,7 @@ class _Loader:
             line = data.count(b"\n", 0, exc.start) + 1
             raise RegistryError(f"{path}:{line}: not valid UTF-8 (byte 0x{data[exc.start]:02X}); "
                                 "re-save the file as UTF-8") from None
+        self.texts[name] = text
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:  # duplicate keys land here too
@@ -345,10 +348,14 @@ class _Loader:
                                    else "")) from None
 
     def where(self, file: str, entry: str | None, fld: str = "") -> str:
-        """``<folder>/<file>: [entry] field`` (entry or field left out where there is none; a quoted TOML
-        key with a line break or other control character is shown escaped, so the message stays one line)."""
+        """``<folder>/<file>:<line>: [entry] field``: the line where the field is written (its entry's
+        header when it is not; none when the entry has no header, :func:`~mlsysim.tomllines.toml_line`);
+        entry or field left out where there is none; a quoted TOML key with a line break or other control
+        character is shown escaped, so the message stays one line."""
+        line = toml_line(self.texts.get(file), entry, fld)
         entry, fld = _printable(entry or ""), _printable(fld)
-        return f"{self.dir / file}:" + (f" [{entry}]" if entry else "") + (f" {fld}" if fld else "")
+        return (f"{self.dir / file}:" + (f"{line}:" if line else "") + (f" [{entry}]" if entry else "")
+                + (f" {fld}" if fld else ""))
 
     def source(self, file, entry, fld, key) -> Source:
         if key not in self.sources:

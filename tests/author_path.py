@@ -45,6 +45,19 @@ url = "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html"
 note = "Dense figures; the datasheet lists sparsity figures separately at twice the dense value."
 edition = "The page as served on 2026-12-01 (revised without a version number)."
 accessed = "2026-12-01"
+cite = "suite2026mi325x"
+'''
+
+#: the measurement's source in references.bib (README step 6: a measurement's source is cited)
+BIB = '''
+@misc{suite2026mi325x,
+  author       = {{AMD}},
+  title        = {{AMD Instinct MI325X} Accelerator Datasheet},
+  year         = {2026},
+  edition      = {The page as served on 2026-12-01 (revised without a version number)},
+  url          = {https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html},
+  urldate      = {2026-12-01}
+}
 '''
 
 ACCELERATOR = '''
@@ -221,6 +234,7 @@ def add_registry_entries(root: Path) -> None:
     _append(data / "systems.toml", NODE)
     _append(data / "models.toml", MODEL)
     _append(data / "measurements.toml", MEASUREMENT)
+    _append(root / "references.bib", BIB)
 
 
 def add_chapter(root: Path, python: str = sys.executable) -> None:

@@ -323,53 +323,50 @@ def names(ctx: CheckContext) -> list[BuildError]:
 
 # ---------------------------------------------------------------- the registry's conventions
 
-def _sections(text: str) -> dict[str, int]:
-    """``[Name]`` -> the 0-based line index of its header."""
-    return {m.group(1): text.count("\n", 0, m.start()) for m in re.finditer(r"^\[([^\]\s]+)\]\s*$", text, flags=re.M)}
-
-
-def _field_line(lines: list[str], start: int, key: str) -> int:
-    for i in range(start + 1, len(lines)):
-        if lines[i].startswith("["):
-            break
-        if re.match(rf"\s*{re.escape(key)}\s*=", lines[i]):
-            return i + 1
-    return start + 1
-
-
 def _number_unit(value) -> tuple[float, str] | None:
     m = re.fullmatch(r"\s*([-+]?[\d.]+(?:[eE][-+]?\d+)?)\s*(\S.*?)\s*", str(value))
     return (float(m.group(1)), m.group(2)) if m else None
 
 
-def registry_conventions(root: Path, data_dir: Path | None = None) -> list[BuildError]:
-    """Each accelerator of ``mlsysim/data/accelerators.toml`` (of ``data_dir`` when the build reads another
-    registry, ``MLSYSIM_DATA_DIR``): a whole number of GiB of memory, and a sparse rate exactly twice the
-    dense one. (A file that does not parse is the loader's to name.)"""
-    path = (Path(data_dir) if data_dir else Path(root) / "mlsysim" / "data") / "accelerators.toml"
+def _data_file(root: Path, folder: Path, name: str) -> tuple[str, str, dict] | None:
+    """(the file as a message names it, its text, its tables); None for a file that is missing or does not
+    parse (the loader's to name)."""
+    path = folder / name
     try:
         rel = path.resolve().relative_to(Path(root).resolve()).as_posix()
     except ValueError:
         rel = str(path)
     if not path.is_file():
-        return []
+        return None
     text = path.read_text(encoding="utf-8")
     try:
-        data = tomllib.loads(text)
+        return rel, text, tomllib.loads(text)
     except tomllib.TOMLDecodeError:
-        return []
-    lines, where = text.splitlines(), _sections(text)
-    errors = []
+        return None
+
+
+def registry_conventions(root: Path, data_dir: Path | None = None) -> list[BuildError]:
+    """The registry the chapters read, ``mlsysim/data`` (``data_dir`` when the build reads another one,
+    ``MLSYSIM_DATA_DIR``): each accelerator's memory a whole number of GiB and its sparse rate exactly
+    twice the dense one; each measurement's source cited (its ``cite``, a references.bib key: the
+    appendix's calibration table cites every row's source). (A file that does not parse is the loader's to
+    name.)"""
+    folder = Path(data_dir) if data_dir else Path(root) / "mlsysim" / "data"
+    from mlsysim.tomllines import toml_line   # the loader's own locator (the library has loaded: hooks.library_loads)
+    errors = _measurement_sources(root, folder, toml_line)
+    read = _data_file(root, folder, "accelerators.toml")
+    if read is None:
+        return errors
+    rel, text, data = read
     for name, entry in data.items():
-        if not isinstance(entry, dict) or name not in where:
+        if not isinstance(entry, dict) or toml_line(text, name) is None:
             continue
-        start = where[name]
         cap = ((entry.get("memory") or {}).get("capacity") or {})
         nu = _number_unit(cap.get("value") if isinstance(cap, dict) else cap)
         if nu and nu[1] in CAPACITY_UNITS:
             gib = nu[0] * CAPACITY_UNITS[nu[1]] / 2**30
             if abs(gib - round(gib)) > 1e-9 * max(gib, 1):
-                errors.append(AuthoringError(rel, _field_line(lines, start, "memory.capacity"),
+                errors.append(AuthoringError(rel, toml_line(text, name, "memory.capacity"),
                                              f"[{name}] memory.capacity {cap.get('value')!r} is {gib:.4g} GiB, not a whole "
                                              f"number: the registry stores a part's capacity in GiB, the vendor's "
                                              f"'GB' read the JEDEC way (write '{round(nu[0])} GiB')"))
@@ -380,10 +377,29 @@ def registry_conventions(root: Path, data_dir: Path | None = None) -> list[Build
             if not d or not s or d[1] != s[1] or d[0] == 0:
                 continue
             if abs(s[0] / d[0] - 2) > SPARSE_TOLERANCE * 2:
-                errors.append(AuthoringError(rel, _field_line(lines, start, f"compute.{prec}"),
+                errors.append(AuthoringError(rel, toml_line(text, name, f"compute.{prec}"),
                                              f"[{name}] compute.{prec}: sparse {rate['sparse']!r} is {s[0] / d[0]:.6g} times "
                                              f"dense {rate['dense']!r}, not exactly twice: store the sparse figure as "
                                              f"2 x dense ({2 * d[0]:g} {d[1]}) and note the vendor's rounding"))
+    return errors
+
+
+def _measurement_sources(root: Path, folder: Path, toml_line) -> list[BuildError]:
+    """A measurement whose source has no ``cite``: the appendix would print the bare source key where a
+    citation belongs."""
+    measured, sources = _data_file(root, folder, "measurements.toml"), _data_file(root, folder, "sources.toml")
+    if measured is None or sources is None:
+        return []
+    (rel, text, data), (src_rel, src_text, src) = measured, sources
+    errors = []
+    for key, m in data.items():
+        name = m.get("source") if isinstance(m, dict) else None
+        entry = src.get(name) if isinstance(name, str) else None
+        if isinstance(entry, dict) and not str(entry.get("cite", "")).strip():
+            errors.append(AuthoringError(rel, toml_line(text, key, "source"),
+                                         f"[{key}] source {name!r} has no cite: the appendix's calibration table cites "
+                                         f"each measurement's source; add cite = \"<its references.bib key>\" to "
+                                         f"{src_rel}:{toml_line(src_text, name)} [{name}] and the entry to references.bib"))
     return errors
 
 

@@ -71,6 +71,14 @@ MISTAKES = [
 MISTAKE_IDS = ["unit", "bare-number", "source", "decimal-GB", "half-GiB", "field-typo", "toml-syntax", "duplicate"]
 
 
+def edited_line(path, new: str, where: str) -> str:
+    """``:N`` for a message naming an entry's field: the line the edit wrote it on (each edit is one line);
+    nothing where the case names its line itself (a TOML syntax error)."""
+    if not where.startswith(": ["):
+        return ""
+    return f":{path.read_text(encoding='utf-8').split(new)[0].count(chr(10)) + 1}"
+
+
 @pytest.mark.parametrize("file, old, new, where, words", MISTAKES, ids=MISTAKE_IDS)
 def test_import_mlsysim_on_a_registry_mistake_prints_one_line(tmp_path, untouched, file, old, new, where, words):
     """``python -c "import mlsysim"`` (a script, not the CLI): the registry's one line on stderr, naming the
@@ -82,7 +90,7 @@ def test_import_mlsysim_on_a_registry_mistake_prints_one_line(tmp_path, untouche
     assert r.returncode != 0 and r.stdout == ""
     line = one_line(r)
     # the process runs in tmp_path, which holds the copy: the file is named from there, never as an absolute path
-    assert line.startswith(f"mlsysim: error: data/{file}{where}"), line
+    assert line.startswith(f"mlsysim: error: data/{file}{edited_line(data / file, new, where)}{where}"), line
     assert words in line, line
     caught = run(tmp_path, "-c", "try:\n    import mlsysim\nexcept Exception as e:\n"
                  "    print(type(e).__name__); print(e); print(e._render_traceback_())\n", env=env)
@@ -116,7 +124,8 @@ def test_check_reports_a_registry_mistake_once_before_any_chapter(tmp_path, unto
     assert r.returncode != 0, r.stdout + r.stderr
     lines = [ln for ln in (r.stdout + r.stderr).splitlines() if ln.strip()]
     mine = [ln for ln in lines if str(data / file) in ln]
-    assert len(mine) == 1 and mine[0].startswith(f"{data / file}{where}") and words in mine[0], lines
+    assert len(mine) == 1 and mine[0].startswith(f"{data / file}{edited_line(data / file, new, where)}{where}") \
+        and words in mine[0], lines
     assert "Traceback" not in r.stderr and not any("_cells/" in ln for ln in lines), lines
 
 

@@ -5,7 +5,9 @@ a capacity that is not whole GiB, a sparse rate that is not twice dense. Each ru
 project described here (the real book passes them: ``check``)."""
 from __future__ import annotations
 
+import re
 import shutil
+import tomllib
 from pathlib import Path
 from types import SimpleNamespace as NS
 
@@ -209,3 +211,27 @@ def test_a_reference_with_its_own_word_beside_it(tmp_path):
         "would read '第' twice; write @sec-fates alone (-@sec-fates gives the number only)",
         "c.zh.qmd:3: '第' beside @sec-card: the reference prints its own words ('章节 20'), so the reader "
         "would read '第' twice; write @sec-card alone (-@sec-card gives the number only)"]
+
+
+def test_a_measurement_whose_source_has_no_citation(tmp_path):
+    """The appendix's calibration table cites each measurement's source ([@cite]); a source without ``cite``
+    would print its bare key there, so check names the measurement's ``source`` line and the entry to fix."""
+    root = _registry(tmp_path, "[H100]", "[H100]")
+    data = root / "mlsysim" / "data"
+    src = data / "sources.toml"
+    text = src.read_text(encoding="utf-8")
+    first = next(k for k, v in tomllib.loads(text).items() if v.get("cite"))   # a source a measurement cites
+    cite = re.search(rf'(?m)^cite = "{re.escape(tomllib.loads(text)[first]["cite"])}"\n', text)
+    src.write_text(text[:cite.start()] + text[cite.end():], encoding="utf-8")
+    src_line = src.read_text(encoding="utf-8").splitlines().index(f"[{first}]") + 1
+    measured = (data / "measurements.toml").read_text(encoding="utf-8")
+    rows = [k for k, v in tomllib.loads(measured).items() if v["source"] == first]
+    lines = measured.splitlines()
+    want = []
+    for key in rows:   # the row's own source line, counted by hand below its header
+        head = lines.index(f"[{key}]")
+        at = next(i for i in range(head, len(lines)) if lines[i].startswith("source ="))
+        want.append(f"mlsysim/data/measurements.toml:{at + 1}: [{key}] source '{first}' has no cite: the appendix's "
+                    f"calibration table cites each measurement's source; add cite = \"<its references.bib key>\" to "
+                    f"mlsysim/data/sources.toml:{src_line} [{first}] and the entry to references.bib")
+    assert rows and [e.format() for e in authoring.registry_conventions(root)] == want

@@ -95,8 +95,25 @@ def test_a_malformed_registry_file_is_one_line_naming_file_entry_and_field(tmp_p
     r = mlsysim_in_process(monkeypatch, capsys, data, "list")
     assert r.returncode == 2 and r.stdout == ""
     line = one_line(r)
-    assert line.startswith(f"mlsysim: error: {data / file}: {where}:"), line
+    assert line.startswith(f"mlsysim: error: {written(data / file, new, where)} {where}:"), line
     assert words in line, line
+
+
+def written(path: Path, new: str, where: str) -> str:
+    """``<file>:N:``, the line an author finds the field on: where the edit put it (the first line of the edited
+    text); the entry's header when the edit removed the field (commented out); nothing for a table above
+    every entry (a misspelled ``[node.X]`` header names no entry)."""
+    text = path.read_text(encoding="utf-8")
+    if " " not in where and "[" not in where:
+        return f"{path}:"
+    at = text.index(new)
+    leaf = where.split()[-1].split(".")[-1]
+    if leaf in new:                       # the edit's line that holds the field
+        at += new.index(leaf)
+    if new.lstrip().startswith("#"):      # the field is gone: its entry's header
+        header = "[" + where[1:].split("]")[0] + "]"
+        at = text.rindex(header, 0, at)
+    return f"{path}:{text.count(chr(10), 0, at) + 1}:"
 
 
 @pytest.mark.parametrize("old, new, field, words", [
@@ -111,7 +128,7 @@ def test_a_malformed_measurement_is_one_line(tmp_path, untouched, monkeypatch, c
     r = mlsysim_in_process(monkeypatch, capsys, data, "calibrate")
     assert r.returncode == 2 and r.stdout == ""
     line = one_line(r)
-    assert line.startswith(f"mlsysim: error: {data / 'measurements.toml'}: [{NIM_C1}] {field}:"), line
+    assert line.startswith(f"mlsysim: error: {written(data / 'measurements.toml', new, f'[{NIM_C1}] {field}')} [{NIM_C1}] {field}:"), line
     assert words in line, line
 
 
@@ -285,7 +302,8 @@ def test_names_a_cell_or_the_cli_could_not_use_are_refused(tmp_path, name):
         "[TPUv5p]", f'["{name}"]'), encoding="utf-8")
     with pytest.raises(RegistryError) as e:
         load_registry(data)
-    assert str(e.value).startswith(f"{data / 'accelerators.toml'}: [{name}]: "), str(e.value)
+    header = (data / "accelerators.toml").read_text(encoding="utf-8").split(f'["{name}"]')[0].count("\n") + 1
+    assert str(e.value).startswith(f"{data / 'accelerators.toml'}:{header}: [{name}]: "), str(e.value)
     assert "ASCII letters, digits and _" in str(e.value)
 
 
@@ -307,8 +325,9 @@ def test_the_same_name_twice_in_one_file_ignoring_case_is_refused(tmp_path):
     from mlsysim.registry import load_registry
     data = data_copy(tmp_path)
     _add_h100_copy(data, "h100")
-    with pytest.raises(RegistryError, match=re.escape(f"{data / 'accelerators.toml'}: [h100]: the name 'h100' is "
-                                                      "also used by the accelerator 'H100'")):
+    header = (data / "accelerators.toml").read_text(encoding="utf-8").split("[h100]")[0].count("\n") + 1
+    with pytest.raises(RegistryError, match=re.escape(f"{data / 'accelerators.toml'}:{header}: [h100]: the name 'h100' "
+                                                      "is also used by the accelerator 'H100'")):
         load_registry(data)
 
 

@@ -108,7 +108,8 @@ def _edit(path: Path, old: str, new: str):
 
 def test_wrong_dimension(data):
     _edit(data / "accelerators.toml", 'value = "3.35 TB/s"', 'value = "3.35 TB"')
-    with pytest.raises(RegistryError, match=r"accelerators.toml: \[H100\] memory.bandwidth: .*byte / second"):
+    line = (data / "accelerators.toml").read_text().split('value = "3.35 TB"')[0].count("\n") + 1   # where the edit is
+    with pytest.raises(RegistryError, match=rf"accelerators.toml:{line}: \[H100\] memory.bandwidth: .*byte / second"):
         load_registry(data)
 
 
@@ -188,3 +189,34 @@ def test_no_registry_value_is_one_its_source_does_not_print():
                     bad.append(f"{name}.{group}.{field}")
     assert not bad, bad
     assert "int8" not in data["TPUv5p"]["compute"]
+
+
+def test_the_line_a_registry_message_names_is_where_the_author_wrote_the_field():
+    """mlsysim.tomllines.toml_line over a file written by hand here; the lines are counted by eye."""
+    from mlsysim.tomllines import toml_line
+    text = "\n".join([
+        "# a comment",                                       # 1
+        "[A]",                                               # 2
+        'memory.capacity = { value = "80 GiB" }',            # 3
+        "compute . fp8 = { dense = \"1 Tflop/s\" }",         # 4
+        "conflicts = [",                                     # 5
+        '  { field = "memory.capacity", value = "80 GB" },', # 6
+        '  { field = "compute.fp8", value = "2 Tflop/s" },', # 7
+        "]",                                                 # 8
+        "[B.memory]",                                        # 9
+        'bandwidth = "1 TB/s"',                              # 10
+        '["C\\nD"]',                                         # 11
+        "[nodes.E]",                                         # 12
+        'accelerator = "A"',                                 # 13
+    ])
+    assert toml_line(text, "A", "memory.capacity.value") == 3
+    assert toml_line(text, "A", "compute.fp8.dense") == 4      # spaces around the dot
+    assert toml_line(text, "A", "conflicts[2].value") == 7     # the second inline table
+    assert toml_line(text, "A", "conflicts") == 5
+    assert toml_line(text, "A", "display_name") == 2           # not written: its entry's header
+    assert toml_line(text, "A") == 2
+    assert toml_line(text, "B", "memory.bandwidth") == 10      # a sub-table's key
+    assert toml_line(text, "B", "memory.capacity") == 9
+    assert toml_line(text, "C\nD") == 11                       # a quoted key, read as TOML reads it
+    assert toml_line(text, "nodes.E", "accelerator") == 13
+    assert toml_line(text, "F", "x") is None and toml_line(text, None, "x") is None and toml_line(None, "A") is None

@@ -52,7 +52,8 @@ def test_a_session_folder_is_shared_only_by_the_workers_of_one_session(tmp_path,
     made = []
     def make(folder):
         made.append(folder)
-    factory = lambda base: SimpleNamespace(getbasetemp=lambda: base)
+    def factory(base):
+        return SimpleNamespace(getbasetemp=lambda: base)
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw3")
     alone = tmp_path / "pytest-7"
     alone.mkdir()
