@@ -84,7 +84,8 @@ def test_registry_refuses_non_finite_values(tmp_path, bad):
     f.write_text(f.read_text(encoding="utf-8").replace('"3.35 TB/s"', f'"{bad}"', 1), encoding="utf-8")
     r = mlsysim_cli("reference", env={"MLSYSIM_DATA_DIR": str(data)})
     assert r.returncode == 2 and r.stdout == ""
-    assert one_line(r) == (f"mlsysim: error: {f}: [H100] memory.bandwidth: '{bad}' is not a finite number; "
+    at = f.read_text(encoding="utf-8").split(f'"{bad}"')[0].count("\n") + 1   # the line the edit is on
+    assert one_line(r) == (f"mlsysim: error: {f}:{at}: [H100] memory.bandwidth: '{bad}' is not a finite number; "
                            "give the published value")
 
 
@@ -107,7 +108,8 @@ def test_a_chapter_that_imports_a_broken_registry_names_the_toml(tmp_path):
     r = bookbuild(root, "check", "--profile", "en", env={"MLSYSIM_DATA_DIR": str(data)})
     assert r.returncode == 1
     line = one_line(r)   # said once, before any chapter runs, naming the data file (not the cell that imported it)
-    assert line.startswith(f"{f}: [H100] memory.bandwidth: 'nan TB/s' is not a finite number"), line
+    at = f.read_text(encoding="utf-8").split('"nan TB/s"')[0].count("\n") + 1
+    assert line.startswith(f"{f}:{at}: [H100] memory.bandwidth: 'nan TB/s' is not a finite number"), line
     assert CHAPTER not in line and "[calc-hostile]" not in line
 
 
