@@ -14,6 +14,22 @@ ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).parent / "golden"
 
 
+def compiled_in_the_environment() -> Path | None:
+    """Where this test process keeps compiled modules, the test files as pytest rewrites them among them:
+    ``<virtual environment>/pycache``, never beside the sources. A machine that asks Python not to write
+    bytecode (PYTHONDONTWRITEBYTECODE, as some images set) otherwise compiles every test file again in every
+    worker of every run (collecting the unit tier took 2.9 s instead of 1.4). Outside a virtual environment
+    Python's own setting is left alone. Fresh interpreters started by tests keep theirs (tests/fresh.py)."""
+    if sys.prefix == sys.base_prefix:
+        return None
+    folder = Path(sys.prefix) / "pycache"
+    sys.pycache_prefix, sys.dont_write_bytecode = str(folder), False
+    return folder
+
+
+compiled_in_the_environment()
+
+
 FIXTURE_BOOK = Path(__file__).parent / "fixtures" / "book"
 
 
