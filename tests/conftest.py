@@ -23,6 +23,9 @@ def compiled_in_the_environment() -> Path | None:
     if sys.prefix == sys.base_prefix:
         return None
     folder = Path(sys.prefix) / "pycache"
+    if not os.environ.get("PYTEST_XDIST_WORKER"):   # what earlier runs compiled of their temporary copies
+        import tempfile
+        shutil.rmtree(folder / Path(tempfile.gettempdir()).resolve().relative_to("/"), ignore_errors=True)
     sys.pycache_prefix, sys.dont_write_bytecode = str(folder), False
     return folder
 
