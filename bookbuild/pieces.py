@@ -29,15 +29,13 @@ import json
 import re
 from typing import Any, Callable
 
+from .blocks import continues, div_opens
+from .blocks import scan as scan_blocks
 from .cache import Inputs
 from .pandoc_ast import iter_elements, stringify
-from .text import find_fences, front_matter_end
 
 #: what ties blocks together over the whole document (outside fences): the whole text is read
 WHOLE = re.compile(r"^ {0,3}\[[^\]\n]+\]:|\^\[|^[ \t]*\(@[\w-]*\)[ \t]|\\(?:re)?newcommand|\\def\b|^[ \t]*<(?!!--)", re.M)
-#: the first characters of a line that may continue the block before the blank line above it
-CONTINUES = re.compile(r"[ \t\-+*:|<>\[=]|\(?[A-Za-z0-9#]{1,9}[.)](?:[ \t]|$)")
-DIV_FENCE = re.compile(r"^(:{3,})[ \t]*(\S.*)?$")
 YAML_AGAIN = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 #: between two pieces of one run, a raw block no chapter writes
 MARK = "```{=bookbuild-piece}\n```"
@@ -46,42 +44,17 @@ SUFFIXED = re.compile(r"-\d+$")
 KIND = "pandoc-piece"
 
 
-def _comment_lines(lines: list[str]) -> set[int]:
-    """Lines inside an HTML comment that spans lines."""
-    inside, out = False, set()
-    for i, ln in enumerate(lines):
-        if inside:
-            out.add(i)
-            inside = "-->" not in ln
-        elif "<!--" in ln and "-->" not in ln.split("<!--", 1)[1]:
-            inside = True
-    return out
-
-
 def pieces(text: str) -> list[str] | None:
     """``text`` cut where a top-level block must end (``"\\n".join`` of the pieces is ``text``), or None where
-    something ties its blocks together."""
-    lines = text.split("\n")
-    fm = front_matter_end(lines)
-    fenced = set()
-    for f in find_fences(lines):
-        fenced.update(range(f.start + 1, f.end + 1))
-    prose = [ln for i, ln in enumerate(lines) if i > fm and i not in fenced]
-    if WHOLE.search("\n".join(prose)) or any(YAML_AGAIN.match(ln) for ln in prose):
+    something ties its blocks together: a block of :func:`bookbuild.blocks.scan` at depth 0, outside every
+    comment, whose first line cannot continue the block above it (or opens a div)."""
+    sc = scan_blocks(text.split("\n"))
+    lines, fm = sc.lines, sc.front_end
+    prose = [ln for i, ln in enumerate(lines) if i > fm and i not in sc.fenced]
+    if WHOLE.search("\n".join(prose)) or any(YAML_AGAIN.match(ln) for ln in prose) or not sc.balanced:
         return None
-    shut = _comment_lines(lines)
-    cuts, depth = [], 0
-    for i, ln in enumerate(lines):
-        if i in fenced:
-            continue
-        m = DIV_FENCE.match(ln)
-        if (depth == 0 and i > fm + 1 and i not in shut and ln and not lines[i - 1].strip()
-                and (i - 1) not in fenced and (not CONTINUES.match(ln) or (m and m.group(2)))):
-            cuts.append(i)
-        if m and i not in shut:
-            depth += 1 if m.group(2) else -1
-            if depth < 0:
-                return None
+    cuts = [b.start for b in sc.blocks if b.start > fm + 1 and b.depth == 0 and b.start not in sc.commented
+            and (not continues(lines[b.start]) or div_opens(lines[b.start]))]
     out, start = [], 0
     for c in cuts:
         out.append("\n".join(lines[start:c]))

@@ -12,9 +12,10 @@ place, and serves the patched page until the build (which follows as for any edi
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
+from .blocks import scan as scan_blocks
+from .blocks import structural
 from .errors import BuildError
 from .execute import NotReplayable, cells_signature
 from .passes import execute, parse
@@ -24,13 +25,9 @@ from .render.html import article_body, body_html
 from .render.profile import html_context, load_manifest
 from .settings import Settings
 from .source import parse as parse_chapter
-from .text import find_fences
 
 #: what separates the old paragraphs from the new in the one document converted (a raw HTML block)
 MARK = "<!--bookbuild-prose-patch-->"
-#: a line that may open or belong to anything but a plain paragraph (pandoc markdown)
-STRUCTURE = re.compile(r"^(?: {4}|\t|#|:::|```|~~~|\||\+[-=]|[-*+](?:\s|$)|\d+[.)](?:\s|$)|>|<|\$\$|:|\[\^|"
-                       r"\[[^\]]*\]:|Table:|!\[|[-=]{3,}\s*$|\\\[)")
 
 
 @dataclass
@@ -62,9 +59,9 @@ def changed_paragraphs(old: str, new: str) -> tuple[str, str] | None:
     while end_a < len(a) and a[end_a].strip():
         end_a, end_b = end_a + 1, end_b + 1
     was, now = a[start:end_a], b[start:end_b]
-    if not any(ln.strip() for ln in was) or not any(ln.strip() for ln in now) or any(f.start < start <= f.end for f in find_fences(a)):
+    if not any(ln.strip() for ln in was) or not any(ln.strip() for ln in now) or start in scan_blocks(a).fenced:
         return None
-    if any(STRUCTURE.match(ln) for ln in was + now if ln.strip()):
+    if any(structural(ln) for ln in was + now if ln.strip()):
         return None
     return "\n".join(was).strip("\n"), "\n".join(now).strip("\n")
 

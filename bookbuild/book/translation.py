@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from ..blocks import Scanned
+from ..blocks import scan as scan_blocks
 from ..errors import BuildError, read_text
 from ..source import front_matter_of
 from ..text import find_fences, front_matter_end, line_of, line_starts, scan
@@ -70,31 +72,27 @@ class Block:
 
 
 def prose_blocks(text: str) -> list[Block]:
-    """The chapter's prose as written, paragraph by paragraph: front matter and executable code
-    chunks (``{python}``) removed, every other line kept verbatim (includes, inline expressions,
-    tables, math, callout fences), whitespace inside a paragraph normalized."""
-    lines = text.splitlines()
-    drop = [False] * len(lines)
-    fm = front_matter_end(lines)
-    for i in range(fm + 1):
-        drop[i] = True
-    for f in find_fences(lines):
-        if f.exec_lang:
-            for i in range(f.start, f.end + 1):
-                drop[i] = True
-    blocks: list[Block] = []
-    cur: list[str] = []
-    start = 0
-    for i, ln in enumerate(lines + [""]):
-        keep = i < len(lines) and not drop[i] and ln.strip()
-        if keep:
-            if not cur:
-                start = i + 1
-            cur.append(ln.strip())
-        elif cur:
-            blocks.append(Block(start, " ".join(" ".join(cur).split())))
-            cur = []
-    return blocks
+    """The chapter's prose as written, paragraph by paragraph: the blocks of :func:`bookbuild.blocks.scan`
+    with the front matter and executable code chunks (``{python}``) removed (a chunk inside a block ends the
+    paragraph before it), every other line kept verbatim (includes, inline expressions, tables, math, callout
+    fences, a fence other than a chunk whole), whitespace inside a paragraph normalized."""
+    return _prose(scan_blocks(text.splitlines()))
+
+
+def _prose(sc: Scanned) -> list[Block]:
+    dropped = {i for f in sc.fences if f.exec_lang for i in range(f.start, f.end + 1)}
+    out: list[Block] = []
+    for b in sc.blocks:
+        if b.start <= sc.front_end:
+            continue
+        run: list[int] = []
+        for i in [*range(b.start, b.end + 1), None]:
+            if i is not None and i not in dropped:
+                run.append(i)
+            elif run:
+                out.append(Block(run[0] + 1, " ".join(" ".join(sc.lines[j].strip() for j in run).split())))
+                run = []
+    return out
 
 
 def prose_hash(text: str) -> str:
@@ -115,9 +113,9 @@ def reader_blocks(text: str, rel: str = "", read: Callable[[str], str | None] | 
     chunks; then, of each cell file it includes (read by ``read``, relative to the project), the messages of
     its reader's guards (``check(cond, "...", zh=...)``, shown to a reader whose choice breaks them) and the
     English names of its classes' values in the ``names.toml`` beside it (the hover's titles)."""
-    blocks = prose_blocks(text)
-    lines = text.splitlines()
-    for f in find_fences(lines):
+    sc = scan_blocks(text.splitlines())
+    blocks, lines = _prose(sc), sc.lines
+    for f in sc.fences:
         if f.exec_lang:
             for i in range(f.start + 1, f.end):
                 m = _OPTION.match(lines[i])
