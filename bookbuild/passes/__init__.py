@@ -60,7 +60,8 @@ PASSES = [
                                        "guard_failures report"), _fields("bibliographies report")),
     Pass("book", _layer, _fields("facts books documents executed inputs store environment report"),
          _fields("additions report")),
-    Pass("render", render.run, _fields("facts books pandoc environment report"), _fields("report")),
+    Pass("render", render.run, _fields("facts books executed asts index pandoc environment report"),
+         _fields("asts report")),
 ]
 NAMES = [p.name for p in PASSES]
 COMMANDS = {"check": NAMES[: NAMES.index("book") + 1], "render": NAMES, "facts": ["parse", "execute"]}

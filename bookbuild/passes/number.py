@@ -30,6 +30,11 @@ def manifest(build: Build, profile: str) -> dict:
             "metadata": book.metadata}
 
 
+def manifest_text(build: Build, profile: str) -> str:
+    """The manifest as ``book.json`` holds it (what the renderer reads, from the file or from the build)."""
+    return json.dumps(manifest(build, profile), ensure_ascii=False, indent=2, sort_keys=True, default=str) + "\n"
+
+
 def _located(build: Build, profile: str, e: XrefError) -> XrefError:
     """The duplicate label's second definition, or the number-offset line, as file and line of its source."""
     ec = next((c for c in build.executed[profile] if c.source.as_posix() == e.path), None)
@@ -83,5 +88,4 @@ def run(build: Build) -> None:
     for book in build.books:
         key, index = kept[book.profile]
         build.index[book.profile] = index if index is not None else made_index(build, book, key)
-        text = json.dumps(manifest(build, book.profile), ensure_ascii=False, indent=2, sort_keys=True, default=str)
-        (build.executed_dir(book.profile) / "book.json").write_text(text + "\n", encoding="utf-8")
+        (build.executed_dir(book.profile) / "book.json").write_text(manifest_text(build, book.profile), encoding="utf-8")

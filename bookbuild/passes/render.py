@@ -12,6 +12,7 @@ interrupted render stops its tools and removes its staging; what a killed one le
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import re
 import shutil
@@ -26,6 +27,7 @@ from ..errors import BuildError, BuildFailed
 from ..project import Book
 from ..stamp import entries, intact, read_stamp, write_stamp
 from ..render.pdf import find_cjk_font_dir, font_identity
+from .number import manifest_text
 from .state import Build
 
 #: how long an interrupted render waits for its threads once their tools are stopped (typst runs in-process)
@@ -156,12 +158,15 @@ def _swap(stage: Path, dest: Path, root: Path) -> None:
 
 
 def _render_one(build: Build, book: Book, key: str, dest: Path) -> Path:
-    from ..render.profile import render_profile   # pandoc and typst: only when something renders
+    from ..render.profile import Held, render_profile   # pandoc and typst: only when something renders
     staging = dest.with_name(f".{dest.name}.staging-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
+    held = Held(json.loads(manifest_text(build, book.profile)), build.index[book.profile],
+                lambda source: build.ast(book.profile, source))
     render_profile(build.root, book.profile, build.executed_dir(book.profile), staging, build.settings.formats,
-                   pandoc=build.pandoc, cjk_font_dir=build.settings.cjk_font_dir, environment=build.environment)
+                   pandoc=build.pandoc, cjk_font_dir=build.settings.cjk_font_dir, environment=build.environment,
+                   held=held)
     stage = staging / book.profile
     write_stamp(stage, key)
     return stage

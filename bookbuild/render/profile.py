@@ -17,9 +17,10 @@ import html
 import json
 import re
 import shutil
-from dataclasses import replace
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
+from typing import Callable
 
 from .. import bibliography
 from ..bibliography import citeproc_args
@@ -35,6 +36,16 @@ from ..errors import RenderError
 from ..pandoc import Pandoc
 from .pdf import render_pdf
 from .epub import render_epub
+
+
+@dataclass(frozen=True)
+class Held:
+    """What a build holds of the book it renders, taken instead of read back from ``<executed>``: the manifest
+    as ``book.json`` holds it, the cross-reference index, and each chapter's AST by its source (the build's
+    own read of the executed markdown: the renderer works on a copy)."""
+    book: dict
+    index: Index
+    ast: Callable[[str], dict]
 
 
 def load_manifest(executed_dir: Path, profile: str) -> tuple[Path, dict]:
@@ -71,20 +82,26 @@ def _bib_paths(root: Path, book: dict) -> list[Path]:
     return out
 
 
-def load_chapters(exec_dir: Path, book: dict, index: Index, pandoc: Pandoc) -> list[Chapter]:
+def load_chapters(exec_dir: Path, book: dict, index: Index, pandoc: Pandoc,
+                  held: Callable[[str], dict] | None = None) -> list[Chapter]:
+    """The book's chapters with their ASTs: ``held``'s (a copy), else each executed chapter read by pandoc."""
     entries = book.get("chapters") or []
     if not entries:
         raise RenderError(str(exec_dir / "book.json"), None, "book.json lists no chapters")
 
-    def one(i_e):
-        i, e = i_e
+    def ast_of(e: dict) -> dict:
+        if held is not None:
+            return json.loads(json.dumps(held(e["source"])))
         path = exec_dir / e["executed"]
         if not path.is_file():
             raise RenderError(str(path), None, "executed chapter is missing")
+        return pandoc.md_to_ast(path.read_text(encoding="utf-8"), e["source"])
+
+    def one(i_e):
+        i, e = i_e
         n = index.chapter_of(e["source"])
         return Chapter(index=i, source=e["source"], page=page_for(e["source"]), appendix=bool(e.get("appendix")),
-                       ast=pandoc.md_to_ast(path.read_text(encoding="utf-8"), e["source"]), number=n.number,
-                       title=n.title, label=n.label, headings=list(n.headings))
+                       ast=ast_of(e), number=n.number, title=n.title, label=n.label, headings=list(n.headings))
     with ThreadPoolExecutor(max_workers=8) as pool:
         return list(pool.map(one, enumerate(entries)))
 
@@ -175,13 +192,14 @@ def collect_images(root: Path, exec_dir: Path, book: dict, chapters: list[Chapte
     return sorted(set(copied))
 
 
-def html_context(root: Path, profile: str, exec_dir: Path, book: dict, pandoc: Pandoc) -> Context:
+def html_context(root: Path, profile: str, exec_dir: Path, book: dict, pandoc: Pandoc,
+                 held: Held | None = None) -> Context:
     """What a writer reads of an executed book besides a page's own AST (the HTML writer's; ``replace(ctx,
     fmt=...)`` for another): its chapters with their ASTs, the index, the bibliography's keys and
-    citeproc's arguments, the cross-reference words of its language."""
+    citeproc's arguments, the cross-reference words of its language (the index and ASTs ``held``'s, if given)."""
     lang = str(book.get("lang") or profile)
-    index = Index.from_json(book["index"])
-    chapters = load_chapters(exec_dir, book, index, pandoc)
+    index = held.index if held is not None else Index.from_json(book["index"])
+    chapters = load_chapters(exec_dir, book, index, pandoc, held.ast if held is not None else None)
     bibs = _bib_paths(root, book)
     bib = bibliography.read(pandoc, root, [b.relative_to(root) if b.is_relative_to(root) else b for b in bibs])
     if bib.errors:
@@ -195,14 +213,18 @@ def html_context(root: Path, profile: str, exec_dir: Path, book: dict, pandoc: P
 
 def render_profile(root: Path, profile: str, executed_dir: Path, out_dir: Path,
                    formats: tuple[str, ...] = ("html", "pdf"), *, pandoc: Pandoc | None = None,
-                   cjk_font_dir: str | None = None, environment: str = "") -> list[Path]:
+                   cjk_font_dir: str | None = None, environment: str = "", held: Held | None = None) -> list[Path]:
     """Render one profile's executed book into ``out_dir/<profile>/``; returns the files written.
-    ``environment``: the build's digest of code and tools, under which each page's body is cached."""
+    ``environment``: the build's digest of code and tools, under which each page's body is cached; ``held``:
+    what the build holds of it (else ``book.json`` and the executed chapters are read from ``executed_dir``)."""
     root = Path(root).resolve()
     pandoc = pandoc or Pandoc()
-    exec_dir, book = load_manifest(Path(executed_dir), profile)
+    if held is not None:
+        exec_dir, book = Path(executed_dir), held.book
+    else:
+        exec_dir, book = load_manifest(Path(executed_dir), profile)
     title = str(book.get("title") or "")
-    ctx = html_context(root, profile, exec_dir, book, pandoc)
+    ctx = html_context(root, profile, exec_dir, book, pandoc, held)
     lang, chapters, bibs = ctx.lang, ctx.chapters, _bib_paths(root, book)
     out = Path(out_dir) / profile
     out.mkdir(parents=True, exist_ok=True)
