@@ -66,13 +66,6 @@ class Scanned:
     balanced: bool                  # no div closed that was not open
     blocks: tuple[Block, ...]
 
-    def block_at(self, line: int) -> Block | None:
-        """The block holding 0-based ``line`` (None on a blank line between blocks)."""
-        for b in self.blocks:
-            if b.start <= line <= b.end:
-                return b
-        return None
-
 
 def _commented(lines: list[str], skip: set[int]) -> frozenset[int]:
     """Lines inside an HTML comment that spans lines (one opened outside ``skip``, the fenced lines and the

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .blocks import scan as scan_blocks
-from .blocks import structural
+from .blocks import scan as scan_blocks, structural
 from .errors import BuildError
 from .execute import NotReplayable, cells_signature
 from .passes import execute, parse

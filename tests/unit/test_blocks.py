@@ -40,7 +40,6 @@ def test_the_blocks_of_a_chapter_and_what_each_line_belongs_to():
     assert sc.commented == {18, 19}
     assert sc.balanced
     assert [(f.start, f.end, f.info) for f in sc.fences] == [(10, 14, "python")]
-    assert sc.block_at(12) == Block(10, 15, 1) and sc.block_at(3) is None
 
 
 def test_a_chapter_is_cut_where_a_top_level_block_starts_that_cannot_continue_the_one_above():
