@@ -98,3 +98,10 @@ def test_the_prose_a_translation_follows_is_the_blocks_without_chunks():
     ])
     assert [(b.line, b.text) for b in prose_blocks(text)] == [
         (1, "Intro line"), (7, "After."), (9, "```text line a line b ```")]
+
+
+def test_a_div_fence_inside_a_comment_opens_nothing():
+    # 0-2: a comment holding a div's opening line; 4: a paragraph after it, still at depth 0
+    sc = scan(["<!--", "::: {.callout-note}", "-->", "", "After."])
+    assert sc.commented == {1, 2}
+    assert sc.balanced and sc.blocks == (Block(0, 2, 0), Block(4, 4, 0))
