@@ -91,6 +91,13 @@ SPACE = choice_space.read(DATA_DIR)
 FALLBACK_ORDER = ("fp8", "int8", "bf16", "fp16", "fp4", "tf32", "fp32", "fp64")
 
 
+@lru_cache(maxsize=None)
+def _stated(chapter: str, key: str, unit: str, quantity: bool):
+    """A reference input as ``data/reference.toml`` states it, in ``unit`` (parsed once: the tables are read-only)."""
+    v = (INPUTS if chapter == "appendix" else LECTURE)[key]
+    return Q_(v).to(unit).magnitude if quantity else v
+
+
 @dataclass(frozen=True)
 class Free:
     """One free input: its key in a choice (and in the page's address), the unit the page shows it in,
@@ -117,9 +124,7 @@ class Free:
         if self.key == "capacity":   # as the vendor labels it: 80 GiB is "80 GB" (see _capacity)
             q = sc_accel.memory.capacity
             return q.magnitude if str(q.units) in ("gibibyte", "gigabyte") else q.to("GB").magnitude
-        table = INPUTS if self.chapter == "appendix" else LECTURE
-        v = table[self.key.removeprefix("lecture_")]
-        return Q_(v).to(self.unit).magnitude if self.kind == "quantity" else v
+        return _stated(self.chapter, self.key.removeprefix("lecture_"), self.unit, self.kind == "quantity")
 
     @property
     def range_text(self) -> str:
