@@ -18,13 +18,14 @@ import dataclasses
 import html
 import json
 import math
+from functools import lru_cache
 from pathlib import Path
 
 from .fmt import fmt_int
 from .physics import attainable_performance, decode_intensity
 from .reference import DEFAULT_CONTEXT, DEFAULT_RESERVE, ReferenceValues, display_values, scenario_values
 from .registry import Hardware, Models
-from .scenario import REFERENCE, SPACE, nearest_precision, scenario  # one fallback rule for the book and the explorer
+from .scenario import REFERENCE, SPACE, Scenario, nearest_precision, scenario  # one fallback rule for the book and the explorer
 from .units import PRECISION_BYTES, Q_
 from .figures import book_lang, plot_div, plotly_json, roofline_spec
 from .figures.book import html_block
@@ -182,12 +183,28 @@ def row_labels(lang: str, context: int, window: bool = False) -> dict[str, str]:
     return {k: t["rows"][k].format(ctx=f"{context:,}", window=t["window"] if window else "") for k in SHOWN_KEYS}
 
 
+@lru_cache(maxsize=4)
+def _choices(context: int) -> dict[tuple[str, str, str], tuple[Scenario, ReferenceValues]]:
+    """The scenario and values of every offered (accelerator, precision, model) at ``context``: the same
+    in every language (only their display differs), so computed once a process (the registry and the
+    choice space are read once, at import; both are immutable records)."""
+    out = {}
+    for a in (Hardware.Cloud.get(a) for a in SPACE.accelerators):
+        for p in a.precisions:
+            for m in (Models.Language.get(m) for m in SPACE.models):
+                # the scenario of this choice: its pool precision, the context capped at the model's window
+                sc = scenario(a.name, m.name, p, context=context, cap_context=True)
+                out[a.name, p, m.name] = sc, scenario_values(sc, kv_bytes=KV_BYTES)
+    return out
+
+
 def _explorer_data(lang: str, *, context: int) -> dict:
     t = _text(lang)
     accels = [Hardware.Cloud.get(a) for a in SPACE.accelerators]
     models = [Models.Language.get(m) for m in SPACE.models]   # the models the appendix's equations cover
     all_prec = [p for p in PRECISION_BYTES if any(p in a.precisions for a in accels)]
     bounds = roofline_ranges(accels, context)
+    choices = _choices(context)
     values, roof, fallback, labels = {}, {}, {}, {str(context): row_labels(lang, context)}
     for a in accels:
         values[a.name], roof[a.name], fallback[a.name] = {}, {}, {}
@@ -199,9 +216,7 @@ def _explorer_data(lang: str, *, context: int) -> dict:
             roof[a.name][p] = roofline_arrays(explorer_roofline(a, p, bounds, lang, context=context), lang)
             values[a.name][p] = {}
             for m in models:
-                # the scenario of this choice: its pool precision, the context capped at the model's window
-                sc = scenario(a.name, m.name, p, context=context, cap_context=True)
-                rv = scenario_values(sc, kv_bytes=KV_BYTES)
+                sc, rv = choices[a.name, p, m.name]
                 raw = dataclasses.asdict(rv)
                 sv = shown_values(rv, a, lang)
                 values[a.name][p][m.name] = {"raw": [raw[f] for f in ROW_FIELDS], "shown": [sv[k] for k in SHOWN_KEYS]}

@@ -12,7 +12,6 @@ them, in tests/book/test_hostile_environment.py.
 """
 from __future__ import annotations
 
-import copy
 import os
 import pickle
 import re
@@ -245,6 +244,7 @@ def test_every_wrong_shape_of_every_field_is_a_registry_error_naming_it(tmp_path
     data = data_copy(tmp_path)
     real_read = registry._Loader.read
     docs = {f: tomllib.loads((DATA / f).read_text(encoding="utf-8")) for f in SWEPT}
+    pristine = pickle.dumps(docs[file])   # each mutation edits a fresh copy of the file's document
     current = {}
     untouched_files = {}  # each untouched file of the copy is read (and checked to parse) once, then copied
 
@@ -275,7 +275,7 @@ def test_every_wrong_shape_of_every_field_is_a_registry_error_naming_it(tmp_path
         if isinstance(node, dict):
             mutations.append((path + ("bogus_field",), "x"))
         for where, wrong in mutations:
-            doc = copy.deepcopy(docs[file])
+            doc = pickle.loads(pristine)
             _set(doc, where, wrong)
             current.clear()
             current[file] = pickle.dumps(doc)

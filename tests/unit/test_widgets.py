@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import subprocess
-import sys
 
 import pytest
 
@@ -123,8 +121,3 @@ def test_widget_chinese():
     assert box.accelerator.description == "加速器"
     assert "屋脊点" in box.table.value
     assert any("字节" in (tr.hovertemplate or "") for tr in box.figure.data)
-
-
-def test_import_mlsysim_does_not_import_ipywidgets():
-    code = "import sys, mlsysim, mlsysim.widgets; print('ipywidgets' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
