@@ -14,6 +14,7 @@ import dataclasses
 import json
 import math
 import sys
+from functools import lru_cache
 
 from .errors import MlsysimError
 from .reference import display_values, scenario_values, shown
@@ -90,7 +91,9 @@ def _precision(text: str) -> str:
     return text
 
 
+@lru_cache(maxsize=1)
 def _parser() -> argparse.ArgumentParser:
+    """The command line (built once a process: parsing reads it and changes nothing of it)."""
     p = _Parser(prog="python -m mlsysim", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     lst = sub.add_parser("list", help="accelerators, models, nodes and links with their sources")
