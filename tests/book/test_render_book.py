@@ -32,6 +32,10 @@ def _soup(p: Path) -> BeautifulSoup:
     return BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser")
 
 
+def _ids(s: BeautifulSoup) -> set[str]:
+    return {t["id"] for t in s.find_all(id=True)}
+
+
 def _text(s: BeautifulSoup) -> str:
     s = BeautifulSoup(str(s), "html.parser")
     for t in s(["script", "style", "math"]):
@@ -44,11 +48,11 @@ def test_real_book_html(built, profile):
     out, books = built
     pages = sorted((out / profile).rglob("*.html"))
     assert len(pages) >= len(books[profile].chapters)
-    ids: dict[Path, set[str]] = {}   # each page's ids, read once (a page is the target of a hundred links)
+    soups = {page: _soup(page) for page in pages}
+    # each page's ids, read once (a page is the target of a hundred links); a page of another profile when first linked
+    ids = {page.resolve(): _ids(s) for page, s in soups.items()}
     texts = []
-    for page in pages:
-        s = _soup(page)
-        ids[page.resolve()] = {t["id"] for t in s.find_all(id=True)}
+    for page, s in soups.items():
         text = _text(s)
         texts.append(text)
         assert "??" not in text, page
@@ -69,7 +73,7 @@ def test_real_book_html(built, profile):
             assert target.exists(), f"{page}: {a['href']}"
             if parts.fragment and target.suffix == ".html":
                 if target not in ids:
-                    ids[target] = {t["id"] for t in _soup(target).find_all(id=True)}
+                    ids[target] = _ids(_soup(target))
                 assert parts.fragment in ids[target], f"{page}: {a['href']}"
     blob = " ".join(texts)
     for n in GOLDEN:
