@@ -8,6 +8,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import hypothesis
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,6 +32,19 @@ def compiled_in_the_environment() -> Path | None:
 
 
 compiled_in_the_environment()
+
+
+#: the property tests' examples: each names its full count as ``examples(n)``. ``.ci/run`` runs every one
+#: (``--hypothesis-profile=full``); any other run, the fast tier's among them, a fifth of each (at least 20):
+#: Hypothesis's own pattern of a quick profile for the edit loop and a thorough one for CI
+hypothesis.settings.register_profile("fast")
+hypothesis.settings.register_profile("full")
+hypothesis.settings.load_profile("fast")    # the default; Hypothesis's plugin loads the one the option names
+
+
+def examples(n: int) -> int:
+    """``n`` examples under the full profile, a fifth of them (at least 20) under the fast one."""
+    return n if hypothesis.settings.get_current_profile_name() == "full" else max(20, n // 5)
 
 
 FIXTURE_BOOK = Path(__file__).parent / "fixtures" / "book"

@@ -7,6 +7,7 @@ Every expected value below is derived by hand in the comment next to it from the
 import math
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -159,7 +160,7 @@ lengths = st.integers(min_value=512, max_value=262_144)
 budgets = st.floats(min_value=10e9, max_value=500e9)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(s=lengths, b=budgets, t=st.floats(min_value=1e-6, max_value=1e-3), k=st.sampled_from([32_768, 131_072, 524_288]))
 def test_session_length_cancels(s, b, t, k):
     """T* from S·t/f equals t·B/k for every S: with t_prefill held fixed, S cancels exactly."""
@@ -167,7 +168,7 @@ def test_session_length_cancels(s, b, t, k):
     assert t_star_s.to(second).magnitude == pytest.approx(t * b / k, rel=1e-9)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(s1=lengths, s2=lengths)
 def test_t_star_drifts_only_through_the_attention_term(s1, s2):
     """To first order T* is independent of S: its relative change is bounded by the attention share."""
@@ -180,7 +181,7 @@ def test_t_star_drifts_only_through_the_attention_term(s1, s2):
     assert tstar(hi) / tstar(lo) <= hi / lo
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(t_model=st.floats(min_value=1, max_value=300), t_tool=st.floats(min_value=0.1, max_value=3000),
        scale=st.floats(min_value=0.01, max_value=100), n=st.integers(min_value=1, max_value=100),
        bw=st.floats(min_value=8e9, max_value=256e9))
@@ -194,7 +195,7 @@ def test_throughput_independent_of_tool_time(t_model, t_tool, scale, n, bw):
     assert x1.to("1/second").magnitude <= swap.to("1/second").magnitude * (1 + 1e-12)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(b=st.integers(min_value=1, max_value=200), n=st.integers(min_value=1, max_value=100),
        bw=st.floats(min_value=8e9, max_value=256e9), t=st.floats(min_value=1, max_value=1000))
 def test_crossover_is_where_the_two_throughputs_meet(b, n, bw, t):

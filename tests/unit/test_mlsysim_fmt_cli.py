@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from conftest import mlsysim_main
+from conftest import examples, mlsysim_main
 from mlsysim import *
 from mlsysim.fmt import Fmt
 
@@ -221,7 +221,7 @@ from hypothesis import strategies as st
 
 import mlsysim.scenario as S
 
-_PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+_PROPERTY = settings(max_examples=examples(60), deadline=None, derandomize=True, database=None,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
@@ -350,7 +350,7 @@ _TOKENS = ["list", "show", "reference", "lecture", "calibrate", "--json", "-a", 
            "zh", "fr", "6", "0", "-1", "1e30", "1e308", "5e-324", "nan", "inf", "8192", "DGX_H100", "B200", "--bogus"]
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(150), deadline=None, derandomize=True, database=None)
 @given(st.lists(st.sampled_from(_TOKENS), min_size=0, max_size=7))
 def test_any_command_line_computes_or_is_one_line_with_status_2(argv):
     r = _cli(*argv)   # an exception other than argparse's exit would fail the test here

@@ -2,6 +2,7 @@
 import math
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings, strategies as st
 
 from mlsysim import *
@@ -95,7 +96,7 @@ bws = st.floats(1e11, 1e14)
 precisions = st.sampled_from([0.5, 1, 2, 4])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rates, bws, precisions, st.floats(1e8, 1e12))
 def test_ratio_equals_compute_bound_batch_and_is_independent_of_model_size(peak, bw, b, params):
     p, m, bb = peak * flop / second, bw * byte / second, b * byte
@@ -104,7 +105,7 @@ def test_ratio_equals_compute_bound_batch_and_is_independent_of_model_size(peak,
     assert compute_bound_batch(p, m, bb) == decode_to_prefill_ratio(p, m, bb)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(1, 1_000_000), st.floats(1e9, 1e12), st.floats(1e3, 1e7), st.floats(1e9, 1e12))
 def test_recompute_versus_reload_does_not_depend_on_context_length(context, params, m_token, link):
     # per-token comparison: T*(2N/pi) vs T*m/beta -- the T cancels
@@ -115,7 +116,7 @@ def test_recompute_versus_reload_does_not_depend_on_context_length(context, para
     assert (recompute < reload) == per_token
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.floats(0.01, 100), st.floats(0.01, 1e4))
 def test_littles_law_scales(rate, w):
     assert littles_law(rate / second, w * second) == pytest.approx(rate * w)

@@ -67,3 +67,28 @@ def test_a_session_folder_is_shared_only_by_the_workers_of_one_session(tmp_path,
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
     assert session_folder(factory(other), "sources", make) == tmp_path / "pytest-8" / "sources"
     assert made == [alone / "sources", tmp_path / "pytest-8" / "sources"]
+
+
+def test_ci_runs_every_property_test_in_full_and_other_runs_a_fifth():
+    """The fast profile is the default (a fifth of each property test's examples, at least 20); the CI script
+    asks for the full one, and a property test that names its count without ``examples`` would run it in
+    both profiles: refused here."""
+    import re
+
+    import hypothesis
+
+    from conftest import ROOT, examples
+    ci = [ln for ln in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if "scripts/test.sh" in ln
+          and not ln.lstrip().startswith("#")]
+    assert ci == ["bash scripts/test.sh --hypothesis-profile=full"], ci
+    was = hypothesis.settings.get_current_profile_name()
+    try:
+        hypothesis.settings.load_profile("full")
+        assert (examples(200), examples(60)) == (200, 60)
+        hypothesis.settings.load_profile("fast")
+        assert (examples(200), examples(60), examples(30)) == (40, 20, 20)
+    finally:
+        hypothesis.settings.load_profile(was)
+    fixed = [f"{p.name}: {m.group(0)}" for p in sorted((TESTS / "unit").glob("test_*.py"))
+             for m in re.finditer(r"max_examples=\d+", p.read_text(encoding="utf-8"))]
+    assert not fixed, fixed
