@@ -220,6 +220,22 @@ def rendered_book(tmp_path_factory) -> Path:
     return session_folder(tmp_path_factory, "rendered-book", lambda folder: render_copy(folder / "src")) / "src" / "_book"
 
 
+@pytest.fixture(scope="session")
+def warm_cache(rendered_book) -> Path:
+    """The content cache the session's rendered book left: every chapter of both languages executed, its
+    figures drawn, its pages and both PDFs made. A test that builds a copy of the real book to look at
+    something other than a cold build starts from a copy of it (:func:`with_cache`), as an author who has
+    built before does. Read, never written."""
+    return rendered_book.parent / "_build" / "cache"
+
+
+def with_cache(root: Path, cache: Path) -> Path:
+    """``root`` (a copy of the book) with a private copy of ``cache`` as its content cache (a copy, never a
+    link: a test may damage its entries)."""
+    shutil.copytree(cache, root / "_build" / "cache")
+    return root
+
+
 #: the suite's three tiers, one folder each; a test's tier is its folder (``pytest tests/unit`` is the fast tier,
 #: ``pytest`` runs all three, as .ci/run does; ``-m unit|book|release`` selects the same sets):
 #: - ``unit``: in-process, synthetic documents, ASTs and registries; no book built, no browser, no Node;
@@ -230,7 +246,7 @@ def rendered_book(tmp_path_factory) -> Path:
 TESTS = Path(__file__).resolve().parent
 TIERS = ("unit", "book", "release")
 #: fixtures that build or open a whole book: a unit test that asks for one is in the wrong folder
-BOOK_FIXTURES = frozenset({"rendered_book", "executed_appendix", "browser", "world", "book_sources"})
+BOOK_FIXTURES = frozenset({"rendered_book", "warm_cache", "executed_appendix", "browser", "world", "book_sources"})
 # a test module may import another's helpers whatever its tier's folder (``from test_hostile_engine import world``)
 sys.path[:0] = [str(TESTS / tier) for tier in TIERS if str(TESTS / tier) not in sys.path]
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SOURCES_IGNORE
+from conftest import ROOT, SOURCES_IGNORE, with_cache
 from worlds import CELL, CHAPTER, SECRET, World, no_staging, one_line, repo_state, tree
 
 
@@ -466,13 +466,14 @@ def test_a_profile_that_drops_a_chapter_builds_both_books(world):
     assert not (world.root / "_book/en/appendix").exists() and (world.root / "_book/zh/appendix/ref.zh.html").is_file()
 
 
-def test_the_real_book_builds_with_the_appendix_dropped_from_the_english_profile(tmp_path):
+def test_the_real_book_builds_with_the_appendix_dropped_from_the_english_profile(tmp_path, warm_cache):
     """The English profile lists the lecture and the preface only; the Chinese keeps its appendix, whose
     cells are the English appendix's: the checks that span files (values never quoted, the translations'
     drift) read the chapters of the profiles as they are, and the one problem said is the chapter in one
     profile only (bookbuild/book/authoring.py: the parity test would refuse the pair)."""
     src = tmp_path / "book"
     shutil.copytree(ROOT, src, ignore=SOURCES_IGNORE)
+    with_cache(src, warm_cache)   # an author who drops a chapter has built the book before
     before = repo_state()
     y = src / "_quarto-en.yml"
     y.write_text(y.read_text(encoding="utf-8").replace("    - appendix/inference-cost.qmd\n", ""), encoding="utf-8")
