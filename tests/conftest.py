@@ -43,8 +43,8 @@ hypothesis.settings.load_profile("fast")    # the default; Hypothesis's plugin l
 
 
 def examples(n: int) -> int:
-    """``n`` examples under the full profile, a fifth of them (at least 20) under the fast one."""
-    return n if hypothesis.settings.get_current_profile_name() == "full" else max(20, n // 5)
+    """``n`` examples under the full profile, a fifth of them (at least 20, at most ``n``) under the fast one."""
+    return n if hypothesis.settings.get_current_profile_name() == "full" else min(n, max(20, n // 5))
 
 
 FIXTURE_BOOK = Path(__file__).parent / "fixtures" / "book"

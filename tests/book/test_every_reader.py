@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import every_reader as E
-from conftest import mlsysim_main
+from conftest import examples, mlsysim_main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -198,8 +198,8 @@ def live_problems(ch, choice) -> list[str]:
     return out
 
 
-def _live_test(kind: str, examples: int):
-    @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
+def _live_test(kind: str, n: int):
+    @settings(max_examples=examples(n), deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
     @given(live_choice(kind))
     def run(choice):
@@ -262,7 +262,7 @@ def test_the_cli_prints_the_page_digits_for_every_choice():
     assert not problems, "\n".join(problems[:30])
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+@settings(max_examples=examples(40), deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(live_choice("appendix"))
 def test_the_cli_prints_the_page_digits_for_live_inputs(choice):

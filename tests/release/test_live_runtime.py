@@ -193,8 +193,10 @@ def test_live_data_names_the_chapter_and_ships_the_variants_cells():
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 
-@settings(max_examples=80, deadline=None, derandomize=True, database=None,
+
+@settings(max_examples=examples(80), deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.data())
 def test_live_modes_validator_accepts_exactly_the_declared_range(data):
