@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, a_share, examples
 from fresh import DATA, a_file, data_copy, mlsysim_in_process, one_line, private_temp
 
 H100_BLOCK = DATA.joinpath("accelerators.toml").read_text(encoding="utf-8").split("[H100]\n", 1)[1].split("\n[", 1)[0]
@@ -263,31 +263,33 @@ def test_every_wrong_shape_of_every_field_is_a_registry_error_naming_it(tmp_path
         if file in ("measurements.toml", "sources.toml"):
             load_measurements(data, reg)
 
-    cases = refused = 0
+    mutations = []   # (the field's path, the entry and leaf named, where the wrong value goes, the value)
     for f, path in _sweep_cases():
         if f != file:
             continue
         entry, leaf = _entry_and_leaf(file, path)
-        mutations = [(path, w) for w in WRONG]
         node = docs[file]
         for k in path:
             node = node[k]
+        mutations += [(entry, leaf, path, w) for w in WRONG]
         if isinstance(node, dict):
-            mutations.append((path + ("bogus_field",), "x"))
-        for where, wrong in mutations:
-            doc = pickle.loads(pristine)
-            _set(doc, where, wrong)
-            current.clear()
-            current[file] = pickle.dumps(doc)
-            cases += 1
-            try:
-                load()
-            except RegistryError as exc:
-                refused += 1
-                _assert_names_the_field(str(exc), data, file, where, entry, leaf, wrong)
-            except Exception as exc:  # noqa: BLE001 - the point: nothing else may escape
-                raise AssertionError(f"{file} {where} = {wrong!r}: {type(exc).__name__}: {exc}") from None
-    assert cases > 40 and refused > cases // 2, (cases, refused)
+            mutations.append((entry, leaf, path + ("bogus_field",), "x"))
+    assert len(mutations) > 100, len(mutations)
+    cases = refused = 0
+    for entry, leaf, where, wrong in a_share(mutations):   # all of them in CI (conftest.py: a_share)
+        doc = pickle.loads(pristine)
+        _set(doc, where, wrong)
+        current.clear()
+        current[file] = pickle.dumps(doc)
+        cases += 1
+        try:
+            load()
+        except RegistryError as exc:
+            refused += 1
+            _assert_names_the_field(str(exc), data, file, where, entry, leaf, wrong)
+        except Exception as exc:  # noqa: BLE001 - the point: nothing else may escape
+            raise AssertionError(f"{file} {where} = {wrong!r}: {type(exc).__name__}: {exc}") from None
+    assert cases == examples(len(mutations)) and refused > cases // 2, (cases, refused)
 
 
 # ───────────────────────────── names ─────────────────────────────

@@ -38,12 +38,18 @@ def tree_of(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
+@lru_cache(maxsize=None)
+def nodes_of(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of :func:`tree_of`, walked once for every rule that reads them."""
+    return tuple(ast.walk(tree_of(path)))
+
+
 def imported(name: str, path: Path) -> set[str]:
     """Every module name ``name`` imports, wherever the import stands (relative imports resolved;
     ``from x import y`` also names x.y, which is a module when y is one)."""
     pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     out = set()
-    for node in ast.walk(tree_of(path)):
+    for node in nodes_of(path):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -128,9 +134,8 @@ def test_the_engine_knows_nothing_of_mlsysim():
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_small_functions_and_documented_classes(name):
-    tree = tree_of(MODULES[name])
     long = []
-    for node in ast.walk(tree):
+    for node in nodes_of(MODULES[name]):
         n = node.end_lineno - node.lineno + 1 if hasattr(node, "end_lineno") else 0
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and n > MAX_FUNCTION:
             long.append(f"{node.name}: {n} lines")
@@ -159,7 +164,7 @@ def test_the_reference_choice_is_stated_once():
     assert len(names) == 2
     typed = []
     for name, p in MODULES.items():
-        for node in ast.walk(tree_of(p)):
+        for node in nodes_of(p):
             if isinstance(node, ast.Constant) and node.value in names:
                 typed.append(f"{p.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
     assert not typed

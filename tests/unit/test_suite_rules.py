@@ -70,15 +70,15 @@ def test_a_session_folder_is_shared_only_by_the_workers_of_one_session(tmp_path,
 
 
 def test_ci_runs_every_property_test_in_full_and_other_runs_a_fifth():
-    """The fast profile is the default (a fifth of each property test's examples, at least 20, at most all of
-    them); the CI script
+    """The fast profile is the default (a fifth of each property test's examples or an exhaustive sweep's
+    cases, at least 20, at most all of them); the CI script
     asks for the full one, and a property test that names its count without ``examples`` would run it in
     both profiles: refused here."""
     import re
 
     import hypothesis
 
-    from conftest import ROOT, examples
+    from conftest import ROOT, a_share, examples
     ci = [ln for ln in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if "scripts/test.sh" in ln
           and not ln.lstrip().startswith("#")]
     assert ci == ["bash scripts/test.sh --hypothesis-profile=full"], ci
@@ -86,8 +86,13 @@ def test_ci_runs_every_property_test_in_full_and_other_runs_a_fifth():
     try:
         hypothesis.settings.load_profile("full")
         assert (examples(200), examples(60)) == (200, 60)
+        assert a_share(list(range(429))) == list(range(429))
         hypothesis.settings.load_profile("fast")
         assert (examples(200), examples(60), examples(30), examples(8)) == (40, 20, 20, 8)
+        # an exhaustive sweep's fast share: 85 of 429 cases, one in about five from the first, none twice
+        share = a_share(list(range(429)))
+        assert len(share) == len(set(share)) == 85 and share[:4] == [0, 5, 10, 15] and share[-1] == 423  # 84 * 429 // 85
+        assert a_share(list(range(12))) == list(range(12))
     finally:
         hypothesis.settings.load_profile(was)
     fixed = [f"{p.name}: {m.group(0)}" for p in sorted(TESTS.glob("*/test_*.py"))
