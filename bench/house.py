@@ -27,18 +27,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("bookbuild", "mlsysim")
-
-
-def _modules(root: Path) -> dict[str, Path]:
-    out = {}
-    for pkg in PACKAGES:
-        for p in sorted((root / pkg).rglob("*.py")):
-            parts = list(p.relative_to(root).with_suffix("").parts)
-            if parts[-1] == "__init__":
-                parts.pop()
-            out[".".join(parts)] = p
-    return out
+sys.path.insert(0, str(ROOT / "tests"))
+from sourcegraph import PACKAGES, function_local_imports, imported, modules  # noqa: E402 - this checkout's reader
 
 
 def _room(module: str, root: Path) -> str:
@@ -46,28 +36,6 @@ def _room(module: str, root: Path) -> str:
     if len(parts) > 1 and (root / parts[0] / parts[1]).is_dir():
         return "/".join(parts[:2])
     return "/".join(parts) + (".py" if len(parts) > 1 else "/__init__.py")
-
-
-def _imports(name: str, path: Path, tree: ast.Module) -> tuple[set[str], int]:
-    """The modules ``name`` imports (relative imports resolved) and how many imports stand in a function."""
-    pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-    out, local = set(), 0
-    funcs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    inner = {id(m) for f in funcs for m in ast.walk(f) if isinstance(m, (ast.Import, ast.ImportFrom))}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                up = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
-                base = ".".join(up + ([base] if base else []))
-            out.add(base)
-            out.update(f"{base}.{a.name}" for a in node.names)
-        else:
-            continue
-        local += id(node) in inner
-    return out, local
 
 
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -102,14 +70,15 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def graph(root: Path) -> None:
-    mods = _modules(root)
+    mods = modules(root)
     lines, arrows, local = Counter(), {}, 0
     for name, path in mods.items():
         text = path.read_text(encoding="utf-8")
         room = _room(name, root)
         lines[room] += text.count("\n")
-        got, here = _imports(name, path, ast.parse(text))
-        local += here
+        tree = ast.parse(text)
+        got = imported(name, path, ast.walk(tree))
+        local += function_local_imports(tree)
         # importing a submodule runs its package first: that is no arrow of the code's ideas
         targets = {_room(m, root) for m in got if m in mods and not name.startswith(m + ".")} - {room}
         arrows.setdefault(room, set()).update(targets)

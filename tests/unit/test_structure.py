@@ -11,25 +11,14 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
+from sourcegraph import imported, modules
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("bookbuild", "mlsysim")
 MAX_FUNCTION = 80
 MAX_CLASS_WITHOUT_DOC = 300
 
 
-def modules() -> dict[str, Path]:
-    out = {}
-    for pkg in PACKAGES:
-        for p in sorted((ROOT / pkg).rglob("*.py")):
-            parts = list(p.relative_to(ROOT).with_suffix("").parts)
-            if parts[-1] == "__init__":
-                parts.pop()
-            out[".".join(parts)] = p
-    return out
-
-
-MODULES = modules()
+MODULES = modules(ROOT)
 
 
 @lru_cache(maxsize=None)
@@ -44,27 +33,9 @@ def nodes_of(path: Path) -> tuple[ast.AST, ...]:
     return tuple(ast.walk(tree_of(path)))
 
 
-def imported(name: str, path: Path) -> set[str]:
-    """Every module name ``name`` imports, wherever the import stands (relative imports resolved;
-    ``from x import y`` also names x.y, which is a module when y is one)."""
-    pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-    out = set()
-    for node in nodes_of(path):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                up = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
-                base = ".".join(up + ([base] if base else []))
-            out.add(base)
-            out.update(f"{base}.{a.name}" for a in node.names)
-    return out
-
-
 def imports_of(name: str, path: Path) -> set[str]:
     """The project modules ``name`` imports."""
-    return {m for m in imported(name, path) if m in MODULES and m != name}
+    return {m for m in imported(name, path, nodes_of(path)) if m in MODULES and m != name}
 
 
 @lru_cache(maxsize=None)
@@ -220,5 +191,5 @@ def test_the_library_and_the_engine_import_nothing_only_the_test_extra_installs(
     assert {re.split(r"[<>=!~ \[]", d, maxsplit=1)[0] for d in extra["test"]} == set(TEST_ONLY), \
         "name the import of each test-only package in TEST_ONLY"
     bad = {f"{name}: {top}" for name, path in MODULES.items()
-           for top in {m.split(".")[0] for m in imported(name, path)} if top in TEST_ONLY.values()}
+           for top in {m.split(".")[0] for m in imported(name, path, nodes_of(path))} if top in TEST_ONLY.values()}
     assert bad == DRIVES_A_BROWSER, bad
