@@ -263,7 +263,7 @@ def test_every_wrong_shape_of_every_field_is_a_registry_error_naming_it(tmp_path
         if file in ("measurements.toml", "sources.toml"):
             load_measurements(data, reg)
 
-    mutations = []   # (the field's path, the entry and leaf named, where the wrong value goes, the value)
+    mutations = []   # (the entry and the field a refusal must name, where the wrong value goes, the value)
     for f, path in _sweep_cases():
         if f != file:
             continue

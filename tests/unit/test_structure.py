@@ -22,15 +22,10 @@ MODULES = modules(ROOT)
 
 
 @lru_cache(maxsize=None)
-def tree_of(path: Path) -> ast.Module:
-    """The syntax tree of one source file, parsed once for every rule that reads it (none changes it)."""
-    return ast.parse(path.read_text(encoding="utf-8"))
-
-
-@lru_cache(maxsize=None)
 def nodes_of(path: Path) -> tuple[ast.AST, ...]:
-    """Every node of :func:`tree_of`, walked once for every rule that reads them."""
-    return tuple(ast.walk(tree_of(path)))
+    """Every syntax node of one source file, parsed and walked once for every rule that reads them (none
+    changes them)."""
+    return tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
 
 
 def imports_of(name: str, path: Path) -> set[str]:
