@@ -94,11 +94,10 @@ def mlsysim_main(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def untouched():
-    """Asserts at the end of the test that the project tree is as it was (tests/fresh.py: project_state)."""
-    import fresh
-    before = fresh.project_state()
+    """Asserts at the end of the test that the checkout is as it was (:func:`unchanged_since`)."""
+    before = checkout_state()
     yield
-    assert fresh.project_state() == before, "a command wrote outside the test's temporary folder"
+    unchanged_since(before, "a command wrote outside the test's temporary folder")
 
 
 @pytest.fixture
@@ -313,6 +312,14 @@ def checkout_state(root: Path = ROOT) -> dict[str, tuple[int, int]]:
 def changed_files(before: dict, after: dict) -> list[str]:
     """The files added, removed or changed between two :func:`checkout_state`."""
     return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+
+
+def unchanged_since(before: dict, what: str, root: Path = ROOT) -> None:
+    """Fails saying ``what``, naming the files of the checkout added, removed or changed since ``before`` (a
+    :func:`checkout_state`): a test's check (``untouched``, tests/worlds.py) on the state the whole run's
+    (:func:`pytest_sessionfinish`) compares, one record of the checkout for both."""
+    if touched := changed_files(before, checkout_state(root)):
+        raise AssertionError(f"{what}: " + ", ".join(touched[:20]) + (" …" if len(touched) > 20 else ""))
 
 
 def pytest_sessionstart(session):

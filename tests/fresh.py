@@ -3,15 +3,14 @@
 A fresh interpreter (:func:`run`) gets an environment of the test's own (:func:`isolated_env`: HOME, XDG
 folders, temp folder and matplotlib's folder in the test's temporary folder) and keeps its compiled modules
 in one folder per test session (``COMPILED``, filled by conftest's ``_compiled_once``), never in the project.
-conftest's ``untouched`` fixture checks with :func:`project_state` that nothing outside the temporary folder
-changed. :func:`mlsysim_in_process` runs what the command does in the test's own process, on a broken copy
-of the registry (:func:`data_copy`). tests/unit/test_hostile_registry.py runs the hostile cases so (the fast
+conftest's ``untouched`` fixture checks that nothing in the checkout changed (``unchanged_since``).
+:func:`mlsysim_in_process` runs what the command does in the test's own process, on a broken copy of the
+registry (:func:`data_copy`). tests/unit/test_hostile_registry.py runs the hostile cases so (the fast
 tier); tests/book/test_hostile_environment.py starts the fresh interpreters (a second each: the slow tier).
 """
 from __future__ import annotations
 
 import collections
-import hashlib
 import os
 import shutil
 import subprocess
@@ -25,17 +24,6 @@ DATA = ROOT / "mlsysim" / "data"
 #: where the fresh processes keep their compiled modules: one temporary folder for the test session, never
 #: the project (each process then compiles mlsysim's sources once a session, not once a process)
 COMPILED: list[Path] = []
-
-
-def project_state() -> tuple[str, str]:
-    """A digest of every file under mlsysim/ (code and data) and git's view of the rest of the tree."""
-    h = hashlib.sha256()
-    for p in sorted((ROOT / "mlsysim").rglob("*")):
-        if p.is_file() and "__pycache__" not in p.parts:
-            h.update(p.relative_to(ROOT).as_posix().encode() + hashlib.sha256(p.read_bytes()).digest())
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
-                            capture_output=True, text=True).stdout
-    return h.hexdigest(), status
 
 
 def isolated_env(tmp_path: Path, **extra: str) -> dict:

@@ -3,13 +3,12 @@ beside it that a build must never touch, and the helpers that check what a comma
 fixture (tests/conftest.py) is a :class:`World` checked untouched at the end of its test."""
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT, book_copy
+from conftest import ROOT, book_copy, checkout_state, unchanged_since
 
 CELL = "appendix/_cells/ref.qmd"
 CHAPTER = "appendix/ref.qmd"
@@ -29,18 +28,6 @@ def tree(folder: Path) -> dict[str, bytes]:
     return out
 
 
-def repo_state() -> str:
-    """The repository's code, data and fixtures (``__pycache__`` left out) and git's view of the rest."""
-    h = hashlib.sha256()
-    for top in ("bookbuild", "mlsysim", "tests/fixtures"):
-        for p in sorted((ROOT / top).rglob("*")):
-            if p.is_file() and "__pycache__" not in p.parts:
-                h.update(p.relative_to(ROOT).as_posix().encode() + hashlib.sha256(p.read_bytes()).digest())
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
-                            capture_output=True, text=True).stdout
-    return h.hexdigest() + status
-
-
 class World:
     """A test's temporary folder: the project (``book``), a folder beside it that the build must never
     touch (``outside``: a ``.git``, a ``CNAME``, a secret), a private HOME and temp folder."""
@@ -55,7 +42,7 @@ class World:
         (self.outside / "secret.qmd").write_text(SECRET + "\n", encoding="utf-8")
         (tmp_path / "home").mkdir()
         (tmp_path / "tmp").mkdir()
-        self.before = (tree(self.outside), repo_state())
+        self.before = (tree(self.outside), checkout_state())
 
     def env(self, **extra: str) -> dict:
         env = {k: v for k, v in os.environ.items()
@@ -98,7 +85,7 @@ class World:
 
     def untouched(self) -> None:
         assert tree(self.outside) == self.before[0], "the build changed a folder beside the project"
-        assert repo_state() == self.before[1], "the build changed the repository"
+        unchanged_since(self.before[1], "the build changed the checkout")
 
 
 def one_line(r: subprocess.CompletedProcess) -> str:

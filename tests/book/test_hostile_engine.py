@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SOURCES_IGNORE, with_cache
-from worlds import CELL, CHAPTER, SECRET, World, no_staging, one_line, repo_state, tree
+from conftest import ROOT, SOURCES_IGNORE, checkout_state, unchanged_since, with_cache
+from worlds import CELL, CHAPTER, SECRET, World, no_staging, one_line, tree
 
 
 # ───────────────────────────── 1. writes: inside the project or a folder the user names ─────────────────────────────
@@ -474,7 +474,7 @@ def test_the_real_book_builds_with_the_appendix_dropped_from_the_english_profile
     src = tmp_path / "book"
     shutil.copytree(ROOT, src, ignore=SOURCES_IGNORE)
     with_cache(src, warm_cache)   # an author who drops a chapter has built the book before
-    before = repo_state()
+    before = checkout_state()
     y = src / "_quarto-en.yml"
     y.write_text(y.read_text(encoding="utf-8").replace("    - appendix/inference-cost.qmd\n", ""), encoding="utf-8")
     from bookbuild.project import load_book
@@ -498,7 +498,7 @@ def test_the_real_book_builds_with_the_appendix_dropped_from_the_english_profile
     assert r.returncode == 1 and "never quoted" not in r.stderr and "does not exist" not in r.stderr, r.stderr
     assert r.stderr.splitlines() == ["appendix/inference-cost.zh.qmd:5: translation-of names appendix/inference-cost.qmd, "
                                      "which the English book (_quarto-en.yml) does not list"], r.stderr
-    assert repo_state() == before
+    unchanged_since(before, "the build changed the checkout")
 
 
 # ───────────────────────────── round 4 (issue "Hostile input, round 4"): nothing stale ─────────────────────────────

@@ -3,7 +3,9 @@ run that writes into the checkout fails naming what it wrote."""
 from pathlib import Path
 from types import SimpleNamespace
 
-from conftest import TESTS, changed_files, checkout_state, misplaced, tier_of
+import pytest
+
+from conftest import TESTS, changed_files, checkout_state, misplaced, tier_of, unchanged_since
 
 
 def item(path: Path, *fixtures: str):
@@ -43,6 +45,18 @@ def test_a_file_written_changed_or_removed_in_the_checkout_is_named(tmp_path):
     (tmp_path / "gone.txt").unlink()
     (tmp_path / ".venv" / "pip.log").write_text("x")            # the environment's own folder is not watched
     assert changed_files(before, checkout_state(tmp_path)) == ["_build/cache.json", "gone.txt"]
+
+
+def test_a_test_that_wrote_into_the_checkout_fails_naming_the_files(tmp_path):
+    (tmp_path / "mlsysim").mkdir()
+    (tmp_path / "mlsysim" / "units.txt").write_text("byte = [information]\n")
+    before = checkout_state(tmp_path)
+    unchanged_since(before, "nothing yet", tmp_path)        # an untouched checkout passes
+    (tmp_path / "mlsysim" / "units.txt").write_text("byte = 8 * bit\n")
+    (tmp_path / "new.txt").write_text("x")
+    with pytest.raises(AssertionError) as e:
+        unchanged_since(before, "a command wrote outside the test's temporary folder", tmp_path)
+    assert str(e.value) == "a command wrote outside the test's temporary folder: mlsysim/units.txt, new.txt"
 
 
 def test_a_session_folder_is_shared_only_by_the_workers_of_one_session(tmp_path, monkeypatch):
