@@ -14,6 +14,8 @@ import re
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from bookbuild.book.hooks import BookHooks
 from bookbuild.book.provenance import CHOICE_FIELDS, apply_choice, pack, pack_choices, unpack
 from bookbuild.book.variants import compact, one_choice
@@ -170,3 +172,24 @@ def test_a_registry_input_may_read_another_precision():
 
 def page_data(book: Path, page: str) -> dict:
     return json.loads(re.sub(r"^window\.MLSYSIM_PAGE = |;\s*$", "", (book / page).read_text("utf-8")))
+
+
+def test_an_explanation_that_fails_stops_the_build_naming_the_cell(tmp_path, monkeypatch):
+    """The explainer raising is a bug of ours: the build says so on the cell's line instead of publishing the
+    page with its explanations silently missing."""
+    from bookbuild.book import hooks
+    from bookbuild.errors import CellError
+
+    def broken(*args, **kwargs):
+        return {}["values"]
+    monkeypatch.setattr(hooks, "explain_cell", broken)
+    (tmp_path / "ch.qmd").write_text("---\ntitle: t\n---\n\n```{python}\n#| label: calc-v\nclass V:\n    x = 1\n```\n",
+                                     encoding="utf-8")
+    with pytest.raises(CellError) as e:
+        execute_chapter(tmp_path / "ch.qmd", tmp_path, tmp_path / "fig", hooks=BookHooks(tmp_path))
+    line = __file__.rsplit("/", 1)[-1]
+    assert e.value.format().startswith(f"ch.qmd:5: [calc-v] explaining this cell's values failed at {line}:"), e.value.format()
+    assert e.value.format().endswith("(KeyError: 'values'), a bug of the book's engine: the build stops rather than "
+                                     "publish the page without its explanations")
+    # without explanations asked for, the explainer is not run
+    execute_chapter(tmp_path / "ch.qmd", tmp_path, tmp_path / "fig", hooks=BookHooks(tmp_path, explain=False))
