@@ -1,11 +1,12 @@
 """Hostile registry files, CLI options and environments (issue "Hostile input, round 3"), in this process.
 
-Every broken registry file is a private copy of ``mlsysim/data`` (``MLSYSIM_DATA_DIR``), and the command
-runs in the test's own process with the package imported afresh (tests/fresh.py: ``mlsysim_in_process``,
-which tests/book/test_hostile_environment.py checks against the real command in a fresh interpreter). Each
-hostile test asserts the exit status, exactly one line on stderr and no traceback, that the line names
-what to change (file, entry and field), and that nothing outside the temporary folder changed (the
-project tree is hashed before and after). The expected messages are the rules the issue states: the
+Every broken registry file is a private copy of ``mlsysim/data`` (``MLSYSIM_DATA_DIR``). The registry's
+loader reads it in the test's process (``refusal``: the one line it raises), and for a case of each file and
+every other hostile input the command runs in the test's own process with the package imported afresh
+(tests/fresh.py: ``mlsysim_in_process``, which tests/book/test_hostile_environment.py checks against the
+real command in a fresh interpreter). Each asserts the exit status, exactly one line on stderr and no
+traceback, that the line names what to change (file, entry and field), and that nothing in the checkout
+changed (conftest: ``untouched``). The expected messages are the rules the issue states: the
 closest valid field name, the entry and field, what to add. The folders mlsysim picks for pint's and
 matplotlib's caches are checked here as functions of the environment; what a fresh interpreter makes of
 them, in tests/book/test_hostile_environment.py.
@@ -87,15 +88,44 @@ BROKEN = [
 ]
 
 
+def refusal(data: Path, file: str) -> str:
+    """What the registry's loader says of the data folder ``data`` (what ``import mlsysim`` loads from it:
+    the registry, and the measurements when ``file`` is theirs), as one line; the test fails if it loads."""
+    from mlsysim import registry
+    from mlsysim.errors import RegistryError
+    from mlsysim.measurements import load_measurements
+    try:
+        reg = registry.load_registry(data)
+        if file == "measurements.toml":
+            load_measurements(data, reg)
+    except RegistryError as exc:
+        assert "\n" not in str(exc), str(exc)
+        return str(exc)
+    raise AssertionError(f"{file}: the edit was accepted")
+
+
+#: one case of each file goes through the command as well, in a package imported afresh on the broken folder
+#: (the line it prints is the loader's, after "mlsysim: error: ")
+THROUGH_THE_COMMAND = {"[H100] memory.bandwith", "[Llama3_70B] kv_head", "[nvidia-h100-datasheet] publsher",
+                       "[nodes.DGX_H100] interconect"}
+
+
 @pytest.mark.parametrize("file, old, new, where, words", BROKEN, ids=[f"{b[0]}:{b[3]}" for b in BROKEN])
 def test_a_malformed_registry_file_is_one_line_naming_file_entry_and_field(tmp_path, untouched, monkeypatch, capsys,
                                                                            file, old, new, where, words):
     data = data_copy(tmp_path, file, old, new)
-    r = mlsysim_in_process(monkeypatch, capsys, data, "list")
-    assert r.returncode == 2 and r.stdout == ""
-    line = one_line(r)
-    assert line.startswith(f"mlsysim: error: {written(data / file, new, where)} {where}:"), line
+    line = refusal(data, file)
+    assert line.startswith(f"{written(data / file, new, where)} {where}:"), line
     assert words in line, line
+    if where in THROUGH_THE_COMMAND:
+        r = mlsysim_in_process(monkeypatch, capsys, data, "list")
+        assert r.returncode == 2 and r.stdout == ""
+        assert one_line(r) == f"mlsysim: error: {line}"
+
+
+def test_each_registry_file_has_a_case_through_the_command():
+    assert {b[0] for b in BROKEN if b[3] in THROUGH_THE_COMMAND} == {"accelerators.toml", "models.toml", "sources.toml",
+                                                                     "systems.toml"}
 
 
 def written(path: Path, new: str, where: str) -> str:
@@ -124,11 +154,13 @@ def written(path: Path, new: str, where: str) -> str:
 ])
 def test_a_malformed_measurement_is_one_line(tmp_path, untouched, monkeypatch, capsys, old, new, field, words):
     data = data_copy(tmp_path, "measurements.toml", old, new)
-    r = mlsysim_in_process(monkeypatch, capsys, data, "calibrate")
-    assert r.returncode == 2 and r.stdout == ""
-    line = one_line(r)
-    assert line.startswith(f"mlsysim: error: {written(data / 'measurements.toml', new, f'[{NIM_C1}] {field}')} [{NIM_C1}] {field}:"), line
+    line = refusal(data, "measurements.toml")
+    assert line.startswith(f"{written(data / 'measurements.toml', new, f'[{NIM_C1}] {field}')} [{NIM_C1}] {field}:"), line
     assert words in line, line
+    if field == "itll":   # one case through the command that reads the measurements
+        r = mlsysim_in_process(monkeypatch, capsys, data, "calibrate")
+        assert r.returncode == 2 and r.stdout == ""
+        assert one_line(r) == f"mlsysim: error: {line}"
 
 
 # ───────────────────────────── an accelerator needs a node ─────────────────────────────
