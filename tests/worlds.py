@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT, book_copy, checkout_state, unchanged_since
+from conftest import ROOT, book_copy, watched_state, unchanged_since
 
 CELL = "appendix/_cells/ref.qmd"
 CHAPTER = "appendix/ref.qmd"
@@ -42,7 +42,7 @@ class World:
         (self.outside / "secret.qmd").write_text(SECRET + "\n", encoding="utf-8")
         (tmp_path / "home").mkdir()
         (tmp_path / "tmp").mkdir()
-        self.before = (tree(self.outside), checkout_state())
+        self.before = (tree(self.outside), watched_state())
 
     def env(self, **extra: str) -> dict:
         env = {k: v for k, v in os.environ.items()

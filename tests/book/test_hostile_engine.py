@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SOURCES_IGNORE, checkout_state, unchanged_since, with_cache
+from conftest import ROOT, SOURCES_IGNORE, watched_state, unchanged_since, with_cache
 from worlds import CELL, CHAPTER, SECRET, World, no_staging, one_line, tree
 
 
@@ -474,7 +474,7 @@ def test_the_real_book_builds_with_the_appendix_dropped_from_the_english_profile
     src = tmp_path / "book"
     shutil.copytree(ROOT, src, ignore=SOURCES_IGNORE)
     with_cache(src, warm_cache)   # an author who drops a chapter has built the book before
-    before = checkout_state()
+    before = watched_state()
     y = src / "_quarto-en.yml"
     y.write_text(y.read_text(encoding="utf-8").replace("    - appendix/inference-cost.qmd\n", ""), encoding="utf-8")
     from bookbuild.project import load_book

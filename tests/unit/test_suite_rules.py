@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import TESTS, changed_files, checkout_state, misplaced, tier_of, unchanged_since
+from conftest import TESTS, changed_files, checkout_state, misplaced, watched_state, tier_of, unchanged_since
 
 
 def item(path: Path, *fixtures: str):
@@ -50,10 +50,12 @@ def test_a_file_written_changed_or_removed_in_the_checkout_is_named(tmp_path):
 def test_a_test_that_wrote_into_the_checkout_fails_naming_the_files(tmp_path):
     (tmp_path / "mlsysim").mkdir()
     (tmp_path / "mlsysim" / "units.txt").write_text("byte = [information]\n")
-    before = checkout_state(tmp_path)
+    (tmp_path / "_build").mkdir()
+    before = watched_state(tmp_path)
     unchanged_since(before, "nothing yet", tmp_path)        # an untouched checkout passes
     (tmp_path / "mlsysim" / "units.txt").write_text("byte = 8 * bit\n")
     (tmp_path / "new.txt").write_text("x")
+    (tmp_path / "_build" / "cache.json").write_text("{}")   # the build's folders: left to the run's check
     with pytest.raises(AssertionError) as e:
         unchanged_since(before, "a command wrote outside the test's temporary folder", tmp_path)
     assert str(e.value) == "a command wrote outside the test's temporary folder: mlsysim/units.txt, new.txt"
