@@ -302,8 +302,8 @@ BUILT = frozenset({"_build", "_book"})
 def checkout_state(root: Path = ROOT, unwatched: frozenset = UNWATCHED) -> dict[str, tuple[int, int]]:
     """Every file of the checkout (the ignored ``_build`` and ``_book`` included, unless ``unwatched`` names
     them) with its mtime and size."""
-    state = {}
-    for folder, dirs, files in os.walk(root):
+    state, top = {}, os.path.join(str(root), "")
+    for folder, dirs, files in os.walk(top):
         dirs[:] = [d for d in dirs if d not in unwatched]
         for name in files:
             p = os.path.join(folder, name)
@@ -311,7 +311,7 @@ def checkout_state(root: Path = ROOT, unwatched: frozenset = UNWATCHED) -> dict[
                 st = os.lstat(p)
             except OSError:
                 continue
-            state[os.path.relpath(p, root)] = (st.st_mtime_ns, st.st_size)
+            state[p[len(top):]] = (st.st_mtime_ns, st.st_size)   # the path under the checkout (relpath: 20 µs)
     return state
 
 

@@ -1,12 +1,21 @@
-"""The project's modules and what each imports, read as text (``ast``): one reader for the structure rules
-(tests/unit/test_structure.py) and the house's figures (bench/house.py, which reads other checkouts too)."""
+"""The project's modules and what each imports, read as text (``ast``): one reader for the rules that read
+the project's source (tests/unit: the structure rules, the library's error codes, the cell core's imports)
+and the house's figures (bench/house.py, which reads other checkouts too)."""
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
 PACKAGES = ("bookbuild", "mlsysim")
+
+
+@lru_cache(maxsize=None)
+def nodes_of(path: Path) -> tuple[ast.AST, ...]:
+    """Every syntax node of one source file, parsed and walked once a process for every rule that reads
+    them (none changes them)."""
+    return tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
 
 
 def modules(root: Path) -> dict[str, Path]:

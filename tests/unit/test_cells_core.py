@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from sourcegraph import nodes_of
 
 from bookbuild.book import live as L
 from bookbuild.book.live import runtime as R
@@ -23,9 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     out = set()
-    for node in ast.walk(tree):
+    for node in nodes_of(path):
         if isinstance(node, ast.Import):
             out |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -38,7 +38,7 @@ def test_the_core_is_the_standard_library_only_and_the_runtime_takes_only_the_co
     assert core and all(m.split(".")[0] in sys.stdlib_module_names or m == "__future__" for m in core), core
     ours = {m for m in _imports(ROOT / "bookbuild" / "book" / "live" / "runtime.py") if m.startswith("bookbuild")}
     assert ours == {"bookbuild.execute"}   # from bookbuild.execute import cells
-    relative = [n for n in ast.walk(ast.parse((ROOT / "bookbuild/book/live/runtime.py").read_text()))
+    relative = [n for n in nodes_of(ROOT / "bookbuild" / "book" / "live" / "runtime.py")
                 if isinstance(n, ast.ImportFrom) and n.level]
     assert relative == []                  # the page imports it by the same absolute name
 

@@ -405,8 +405,10 @@ def test_the_scenario_inputs_of_reference_toml_are_checked_in_one_line(tmp_path,
 
 def test_load_registry_is_split_into_small_functions():
     import ast
-    tree = ast.parse((ROOT / "mlsysim" / "registry.py").read_text(encoding="utf-8"))
-    sizes = {n.name: n.end_lineno - n.lineno + 1 for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+
+    from sourcegraph import nodes_of
+    sizes = {n.name: n.end_lineno - n.lineno + 1 for n in nodes_of(ROOT / "mlsysim" / "registry.py")
+             if isinstance(n, ast.FunctionDef)}
     assert sizes["load_registry"] < 30 and max(sizes.values()) <= 80, sizes
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from sourcegraph import nodes_of
+
 from bookbuild.book import reader
 from bookbuild.render.strings import strings
 
@@ -119,8 +121,8 @@ def _codes_raised() -> dict[str, set[str]]:
     it names, read from the library's source."""
     import ast
     out: dict[str, set[str]] = {}
-    for path in (ROOT / "mlsysim").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for path in sorted((ROOT / "mlsysim").rglob("*.py")):
+        for node in nodes_of(path):
             if isinstance(node, ast.Call):
                 kw = {k.arg: k.value for k in node.keywords if k.arg}
                 code = kw.get("code")
@@ -135,8 +137,8 @@ def test_every_error_a_reader_can_meet_carries_its_meaning():
     what it means (a code), so the page can word it in its language: a raise without one is found here."""
     import ast
     bare = []
-    for path in (ROOT / "mlsysim").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for path in sorted((ROOT / "mlsysim").rglob("*.py")):
+        for node in nodes_of(path):
             if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
                 name = getattr(node.exc.func, "id", getattr(node.exc.func, "attr", ""))
                 if name in ("InputError", "DoesNotFitError", "NotOfferedError"):

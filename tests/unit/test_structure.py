@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
-from sourcegraph import imported, modules
+from sourcegraph import imported, modules, nodes_of
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_FUNCTION = 80
@@ -19,13 +19,6 @@ MAX_CLASS_WITHOUT_DOC = 300
 
 
 MODULES = modules(ROOT)
-
-
-@lru_cache(maxsize=None)
-def nodes_of(path: Path) -> tuple[ast.AST, ...]:
-    """Every syntax node of one source file, parsed and walked once for every rule that reads them (none
-    changes them)."""
-    return tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
 
 
 def imports_of(name: str, path: Path) -> set[str]:
