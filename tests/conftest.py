@@ -301,17 +301,25 @@ BUILT = frozenset({"_build", "_book"})
 
 def checkout_state(root: Path = ROOT, unwatched: frozenset = UNWATCHED) -> dict[str, tuple[int, int]]:
     """Every file of the checkout (the ignored ``_build`` and ``_book`` included, unless ``unwatched`` names
-    them) with its mtime and size."""
-    state, top = {}, os.path.join(str(root), "")
-    for folder, dirs, files in os.walk(top):
-        dirs[:] = [d for d in dirs if d not in unwatched]
-        for name in files:
-            p = os.path.join(folder, name)
+    them) with its mtime and size, by its path under the checkout."""
+    state: dict[str, tuple[int, int]] = {}
+
+    def walk(folder: str, under: str) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        for e in entries:
             try:
-                st = os.lstat(p)
+                if e.is_dir(follow_symlinks=False):
+                    if e.name not in unwatched:
+                        walk(e.path, under + e.name + "/")
+                    continue
+                st = e.stat(follow_symlinks=False)
             except OSError:
                 continue
-            state[p[len(top):]] = (st.st_mtime_ns, st.st_size)   # the path under the checkout (relpath: 20 µs)
+            state[under + e.name] = (st.st_mtime_ns, st.st_size)
+    walk(str(root), "")
     return state
 
 
