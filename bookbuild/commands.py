@@ -12,7 +12,7 @@ from typing import Callable
 
 from . import procs
 from .book.layer import BOOK
-from .errors import BuildError, BuildFailed
+from .errors import BuildError, BuildFailed, raised_at
 from .project import profiles as list_profiles
 from .settings import (Settings, debug_requested, project_root)
 
@@ -151,10 +151,7 @@ def guarded(command: Callable[[list[str]], int], argv: list[str]) -> int:
     except Exception as e:  # noqa: BLE001 - a bug of ours: still one line, unless asked for more
         if debug_requested():
             raise
-        tb = e.__traceback__
-        while tb is not None and tb.tb_next is not None:
-            tb = tb.tb_next
-        where = f" ({tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})" if tb else ""
+        where = f" ({at})" if (at := raised_at(e)) else ""
         print(f"bookbuild: internal error: {type(e).__name__}: {e}{where} "
               "(BOOKBUILD_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 70

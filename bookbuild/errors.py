@@ -13,6 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def raised_at(exc: BaseException) -> str | None:
+    """``file:line`` of the innermost frame ``exc`` passed through (where a bug of ours was raised), or None."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else None
+
+
 class BuildError(Exception):
     """A book error: one precise, one-line message, never a traceback."""
 

@@ -28,13 +28,13 @@ import multiprocessing as mp
 import os
 import sys
 import time
-import traceback
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from . import procs
+from .errors import raised_at
 
 
 @dataclass(frozen=True)
@@ -88,9 +88,7 @@ def _child(job: Job, conn, parent: int) -> None:
     try:
         result = ("done", job.fn(*job.args, progress=lambda where: conn.send(("at", where))))
     except BaseException as e:  # noqa: BLE001 - everything goes back to the parent as data
-        tb = traceback.extract_tb(e.__traceback__)
-        where = f"{tb[-1].filename}:{tb[-1].lineno}" if tb else None
-        result = ("raised", e, where)
+        result = ("raised", e, raised_at(e))
     procs.kill_tree(os.getpid(), group=False, self_too=False)   # what the job started ends before it answers
     try:
         conn.send(result)

@@ -295,7 +295,8 @@ UNWATCHED = frozenset({".git", ".venv", "__pycache__", ".pytest_cache", ".hypoth
 
 
 #: the build's own folders: a test's check (:func:`unchanged_since`) leaves them to the run's, at its end (after
-#: a build they hold about 1,200 files: a walk of the checkout took 66 ms with them, 5 ms without)
+#: a build they hold about 1,200 of the checkout's 1,600 files; twice a test, 124 tests, they made the walks the
+#: unit tier's largest cost)
 BUILT = frozenset({"_build", "_book"})
 
 

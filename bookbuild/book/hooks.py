@@ -23,7 +23,7 @@ from typing import Any
 
 from .. import pool
 from ..cache import LibraryStore, Store
-from ..errors import BuildError, BuildFailed, CellError, GuardFailure
+from ..errors import BuildError, BuildFailed, CellError, GuardFailure, raised_at
 from ..execute import Hooks
 from ..source import Cell
 from .provenance import explain_cell
@@ -160,10 +160,7 @@ class BookHooks(Hooks):
         try:
             res = explain_cell(cell.source, namespace, first_line=1, file=cell.body.file)
         except Exception as exc:  # noqa: BLE001 - said, naming the cell and where it failed: never hidden
-            tb = exc.__traceback__
-            while tb is not None and tb.tb_next is not None:
-                tb = tb.tb_next
-            where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}" if tb else ""
+            where = f" at {at}" if (at := raised_at(exc)) else ""
             raise CellError(cell.head.file, cell.head.line, f"explaining this cell's values failed{where} "
                             f"({type(exc).__name__}: {exc}), a bug of the book's engine: the build stops rather "
                             "than publish the page without its explanations", cell.tag) from None

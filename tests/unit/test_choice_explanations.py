@@ -187,8 +187,8 @@ def test_an_explanation_that_fails_stops_the_build_naming_the_cell(tmp_path, mon
                                      encoding="utf-8")
     with pytest.raises(CellError) as e:
         execute_chapter(tmp_path / "ch.qmd", tmp_path, tmp_path / "fig", hooks=BookHooks(tmp_path))
-    line = __file__.rsplit("/", 1)[-1]
-    assert e.value.format().startswith(f"ch.qmd:5: [calc-v] explaining this cell's values failed at {line}:"), e.value.format()
+    assert e.value.format().startswith(f"ch.qmd:5: [calc-v] explaining this cell's values failed at {__file__}:"), \
+        e.value.format()
     assert e.value.format().endswith("(KeyError: 'values'), a bug of the book's engine: the build stops rather than "
                                      "publish the page without its explanations")
     # without explanations asked for, the explainer is not run
